@@ -1,0 +1,66 @@
+extension Promise {
+    /// Cancels this promise and every promise derived from it (R5).
+    ///
+    /// If this promise is pending, it is rejected with ``PromiseError/Code/cancelled`` (carrying
+    /// `reason`) and its ``Resolver/onCancel(_:)`` handler runs. Whether or not it was pending, the
+    /// cancellation is forwarded to all of its children, and theirs, so every pending promise
+    /// below it is cancelled; promises that already settled keep their outcome. The parent is
+    /// never cancelled — but if it tracks interest and this was its last interested child, it
+    /// cancels itself (R7). A second `cancel` does nothing.
+    ///
+    /// Pending handlers below this promise that have not started are skipped.
+    ///
+    /// - Parameter reason: An error saying why, available as ``PromiseError/reason``.
+    public func cancel(reason: (any Error)? = nil) {
+        core.cancel(reason: reason)
+    }
+
+    /// The promise this one was derived from, or `nil` for a root promise.
+    public var parent: AnyPromise? {
+        core.parentNode.map(AnyPromise.init)
+    }
+
+    /// The first ancestor that has no parent: the promise created by the underlying work.
+    public var root: AnyPromise {
+        var node: any PromiseNode = core
+        while let parent = node.parentNode { node = parent }
+        return AnyPromise(node)
+    }
+}
+
+/// A type-erased promise, as returned by ``Promise/parent`` and ``Promise/root``: enough to
+/// cancel it and inspect its state.
+public struct AnyPromise: Sendable, Hashable {
+    let node: any PromiseNode
+
+    init(_ node: any PromiseNode) { self.node = node }
+
+    /// Creates a type-erased handle for `promise`.
+    public init<Value>(_ promise: Promise<Value>) { node = promise.core }
+
+    /// Cancels the promise and its descendants; see ``Promise/cancel(reason:)``.
+    public func cancel(reason: (any Error)? = nil) {
+        var work: [any PromiseNode] = []
+        node.cancel(reason: reason, forwardingInto: &work)
+        while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+    }
+
+    /// Whether the promise is still pending (a snapshot).
+    public var isPending: Bool { node.isPending }
+
+    /// Whether `cancel` has reached the promise (a snapshot).
+    public var isCancelled: Bool { node.isCancelled }
+
+    /// The outcome with the value erased, or `nil` while pending (a snapshot).
+    public var result: Result<any Sendable, any Error>? { node.anyOutcome }
+
+    /// The promise this one was derived from, or `nil` for a root.
+    public var parent: AnyPromise? { node.parentNode.map(AnyPromise.init) }
+
+    /// Whether this handle refers to `promise`.
+    public func refers<Value>(to promise: Promise<Value>) -> Bool { node === promise.core }
+
+    public static func == (lhs: AnyPromise, rhs: AnyPromise) -> Bool { lhs.node === rhs.node }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(node)) }
+}

@@ -1,0 +1,45 @@
+extension Promise {
+    /// Runs `body` whichever way this promise settles, then passes the outcome on (R12).
+    ///
+    /// The returned promise settles with this promise's value or error once `body` has returned.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - body: Clean-up work.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func ensure(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable () -> Void
+    ) -> Promise<Value> {
+        derive(on: context) { outcome in
+            body()
+            return .settle(outcome)
+        }
+    }
+
+    /// Runs asynchronous clean-up whichever way this promise settles, and waits for it before the
+    /// chain continues (R12).
+    ///
+    /// The returned promise settles with this promise's outcome once the clean-up promise is
+    /// fulfilled. If the clean-up is rejected (or `body` throws), the returned promise is rejected
+    /// with the clean-up's error instead, even if this promise was fulfilled.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - body: Starts the clean-up and returns a promise for its completion.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func ensureThen(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable () throws -> Promise<Void>
+    ) -> Promise<Value> {
+        derive(on: context) { outcome in
+            do {
+                return .follow(try body().then(on: .inline) { _ in try outcome.get() })
+            } catch {
+                return .settle(.failure(error))
+            }
+        }
+    }
+}

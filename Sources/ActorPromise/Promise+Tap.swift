@@ -1,0 +1,21 @@
+extension Promise {
+    /// Looks at the outcome without changing it.
+    ///
+    /// `body` runs on `context` with this promise's outcome; the returned promise then settles
+    /// with that same outcome. Use it for logging and metrics.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - body: Observes the outcome.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func tap(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) -> Promise<Value> {
+        derive(on: context) { outcome in
+            body(outcome)
+            return .settle(outcome)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+/// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
+final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
+    private let body: @Sendable (In) throws -> Out
+
+    init(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) {
+        self.body = body
+        super.init(child: child, context: context)
+    }
+
+    override func fire(_ outcome: Outcome<In>) {
+        switch outcome {
+        case .success(let value):
+            do { finish(.success(try body(value))) } catch { finish(.failure(error)) }
+        case .failure(let error):
+            finish(.failure(error))
+        }
+    }
+}
+
+/// Runs a handler that returns a promise, which the child then follows (R3, adoption).
+final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
+    private let body: @Sendable (In) throws -> Promise<Out>
+
+    init(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Promise<Out>) {
+        self.body = body
+        super.init(child: child, context: context)
+    }
+
+    override func fire(_ outcome: Outcome<In>) {
+        switch outcome {
+        case .success(let value):
+            do { child.adopt(try body(value).core) } catch { finish(.failure(error)) }
+        case .failure(let error):
+            finish(.failure(error))
+        }
+    }
+}
+
+extension Promise {
+    /// Derives a promise from this one's value.
+    ///
+    /// `body` runs once, on `context`, after this promise is fulfilled — never inside this call
+    /// (except on ``InlineContext``). Its return value fulfils the returned promise; an error it
+    /// throws rejects it. If this promise is rejected, `body` is skipped and the returned promise
+    /// is rejected with the same error (R4). If the returned promise is cancelled before `body`
+    /// starts, `body` never runs.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - body: Maps the value.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func then<U: Sendable>(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (Value) throws -> U
+    ) -> Promise<U> {
+        derive { ThenLink(child: $0, context: context, body: body) }
+    }
+
+    /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
+    ///
+    /// The returned promise settles as the inner promise settles, including when the inner
+    /// promise is still pending or rejected. Returning the returned promise itself rejects it with
+    /// ``PromiseError/Code/selfResolution``. Cancelling the returned promise while it follows the
+    /// inner one counts as lost interest for the inner promise (see
+    /// ``pending(tracksInterest:fileID:line:)``), but never cancels it directly.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - body: Starts the next step. A thrown error rejects the returned promise.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func then<U: Sendable>(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (Value) throws -> Promise<U>
+    ) -> Promise<U> {
+        derive { FlatThenLink(child: $0, context: context, body: body) }
+    }
+
+    /// Derives a promise with one handler for each outcome.
+    ///
+    /// Exactly one of the handlers runs, on `context`. Either may return a value (fulfilling the
+    /// returned promise) or throw (rejecting it), so `onRejected` can recover from an error or
+    /// rethrow it.
+    ///
+    /// - Parameters:
+    ///   - context: Where the handler runs. Defaults to ``WorkerPool/global``.
+    ///   - onFulfilled: Maps the value.
+    ///   - onRejected: Maps the error, cancellation included.
+    /// - Returns: A new promise, a child of this one.
+    @discardableResult
+    public func then<U: Sendable>(
+        on context: any ExecutionContext = .global,
+        onFulfilled: @escaping @Sendable (Value) throws -> U,
+        onRejected: @escaping @Sendable (any Error) throws -> U
+    ) -> Promise<U> {
+        derive(on: context) { outcome in
+            do {
+                switch outcome {
+                case .success(let value): return .settle(.success(try onFulfilled(value)))
+                case .failure(let error): return .settle(.success(try onRejected(error)))
+                }
+            } catch {
+                return .settle(.failure(error))
+            }
+        }
+    }
+
+    /// Maps the value; the same as ``then(on:_:)-(_,(Value)->U)``.
+    @discardableResult
+    public func map<U: Sendable>(
+        on context: any ExecutionContext = .global,
+        _ transform: @escaping @Sendable (Value) throws -> U
+    ) -> Promise<U> {
+        derive { ThenLink(child: $0, context: context, body: transform) }
+    }
+
+    /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
+    @discardableResult
+    public func flatMap<U: Sendable>(
+        on context: any ExecutionContext = .global,
+        _ transform: @escaping @Sendable (Value) throws -> Promise<U>
+    ) -> Promise<U> {
+        derive { FlatThenLink(child: $0, context: context, body: transform) }
+    }
+}

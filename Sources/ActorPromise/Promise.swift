@@ -1,0 +1,139 @@
+/// A value that will be available later, or the error that prevented it.
+///
+/// A promise is pending, then settles once: fulfilled with a value or rejected with an error
+/// (cancellation is a rejection with ``PromiseError/Code/cancelled``). Its state lives in an actor;
+/// `Promise` itself is a small `Sendable` handle, cheap to copy and safe to share across threads.
+///
+/// Derive promises with ``then(on:_:)-(_,(Value)->U)`` and the other operators. Every operator
+/// returns at once, from synchronous code, and its handler runs later on an ``ExecutionContext``
+/// (``WorkerPool/global`` unless you pass `on:`). Handlers registered with the same serial
+/// context run in registration order.
+///
+/// ```swift
+/// let (promise, resolver) = Promise<Int>.pending()
+/// promise
+///     .then { $0 * 2 }
+///     .catch { error in print("failed:", error) }
+/// resolver.fulfill(21)
+/// ```
+public struct Promise<Value: Sendable>: Sendable {
+    let core: PromiseCore<Value>
+
+    init(core: PromiseCore<Value>) { self.core = core }
+
+    /// Creates a pending promise and the resolver that settles it.
+    ///
+    /// - Parameters:
+    ///   - tracksInterest: When `true`, the promise cancels itself once every promise derived
+    ///     from it (and every awaiter) has been cancelled — "nobody wants the value any more" (R7).
+    ///     Pair it with ``Resolver/onCancel(_:)`` to stop the underlying work.
+    /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
+    ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
+    public static func pending(
+        tracksInterest: Bool = false,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
+        let core = PromiseCore<Value>(PromiseStateMachine(tracksInterest: tracksInterest))
+        return (Promise(core: core), Resolver(core: core, site: "\(fileID):\(line)"))
+    }
+
+    /// Creates a promise and runs `body` at once with its resolver.
+    ///
+    /// - Parameters:
+    ///   - tracksInterest: See ``pending(tracksInterest:fileID:line:)``.
+    ///   - body: Starts the work and keeps the resolver until the work is done. A thrown error
+    ///     rejects the promise (unless the body settled it first).
+    public init(
+        tracksInterest: Bool = false,
+        fileID: String = #fileID,
+        line: Int = #line,
+        _ body: (Resolver<Value>) throws -> Void
+    ) {
+        let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
+        self = promise
+        do {
+            try body(resolver)
+        } catch {
+            resolver.reject(error)
+        }
+    }
+
+    /// Creates a promise whose `body` runs only when the promise is first observed — by an
+    /// operator, an awaiter or a callback — and at most once (R10).
+    ///
+    /// The body runs on the thread that registers the first observer. A lazy promise that is
+    /// cancelled before anyone observes it never runs its body. A thrown error rejects it.
+    public static func lazy(
+        tracksInterest: Bool = false,
+        _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
+    ) -> Promise<Value> {
+        Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body), tracksInterest: tracksInterest)))
+    }
+
+    /// Creates a promise that is already fulfilled with `value`.
+    public init(value: Value) {
+        core = PromiseCore(PromiseStateMachine(outcome: .success(value)))
+    }
+
+    /// Creates a promise that is already rejected with `error`.
+    public init(error: any Error) {
+        core = PromiseCore(PromiseStateMachine(outcome: .failure(error)))
+    }
+
+    /// Creates a promise that is already settled with `result`.
+    public init(result: Result<Value, some Error>) {
+        core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }))
+    }
+
+    // MARK: State snapshots
+
+    /// Whether the promise is still pending. A snapshot: it may change right after you read it.
+    public var isPending: Bool { core.isPending }
+
+    /// Whether the promise has been fulfilled (a snapshot).
+    public var isFulfilled: Bool { if case .success = core.settledOutcome { true } else { false } }
+
+    /// Whether the promise has been rejected, cancellation included (a snapshot).
+    public var isRejected: Bool { if case .failure = core.settledOutcome { true } else { false } }
+
+    /// Whether `cancel` has reached this promise, directly or from an ancestor (a snapshot).
+    ///
+    /// A promise that had already settled keeps its outcome when cancelled, but still reports
+    /// `true` here and still forwards the cancellation to its children.
+    public var isCancelled: Bool { core.isCancelled }
+
+    /// The outcome, or `nil` while pending (a snapshot).
+    public var result: Result<Value, any Error>? { core.settledOutcome }
+}
+
+extension Promise where Value == Void {
+    /// Creates a promise that is already fulfilled with `()`.
+    public init() { self.init(value: ()) }
+}
+
+extension Promise: Hashable {
+    /// Two handles are equal when they refer to the same promise.
+    public static func == (lhs: Promise, rhs: Promise) -> Bool { lhs.core === rhs.core }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(core)) }
+}
+
+extension Promise {
+    /// Creates the child state of a derived promise, registers `makeLink`'s link as an observer
+    /// and the child as a dependent, and returns the child.
+    @inline(__always)
+    func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
+        let child = PromiseCore<Out>(PromiseStateMachine(), parent: core)
+        core.send(.register(observer: makeLink(child), child: child, dependent: true))
+        return Promise<Out>(core: child)
+    }
+
+    /// Derives a promise with an ``OutcomeLink``.
+    func derive<Out: Sendable>(
+        on context: any ExecutionContext,
+        _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
+    ) -> Promise<Out> {
+        derive { OutcomeLink(child: $0, context: context, body: body) }
+    }
+}

@@ -1,0 +1,88 @@
+/// The errors the library itself rejects promises with.
+///
+/// A struct with a `code` rather than an enum, so that new codes can be added without breaking
+/// exhaustive `switch`es. Match on the code:
+///
+/// ```swift
+/// promise.catch { error in
+///     if let error = error as? PromiseError, error.code == .cancelled { return }
+///     log(error)
+/// }
+/// ```
+public struct PromiseError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let raw: UInt8
+        private init(_ raw: UInt8) { self.raw = raw }
+
+        /// The promise was cancelled (``Promise/cancel(reason:)``) while it was pending, or an
+        /// ancestor of it was.
+        public static let cancelled = Code(1)
+        /// The promise can never be resolved: its ``Resolver`` was released while the promise was
+        /// pending, or a context dropped the handler that was to resolve it.
+        public static let abandoned = Code(2)
+        /// A handler returned the very promise it was to resolve (Promises/A+ §2.3.1).
+        public static let selfResolution = Code(3)
+        /// A deadline passed before the promise settled.
+        public static let timedOut = Code(4)
+
+        public var description: String {
+            switch self {
+            case .cancelled: "cancelled"
+            case .abandoned: "abandoned"
+            case .selfResolution: "selfResolution"
+            case .timedOut: "timedOut"
+            default: "code(\(raw))"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The reason given to ``Promise/cancel(reason:)``, if any.
+    public let reason: (any Error)?
+    /// Where the abandoned promise was created (`#fileID:#line`), for ``Code/abandoned``.
+    public let site: String?
+
+    /// Creates an error with the given code.
+    ///
+    /// - Parameters:
+    ///   - code: What went wrong.
+    ///   - reason: An underlying error, such as the reason a promise was cancelled.
+    ///   - site: Where the promise concerned was created.
+    public init(_ code: Code, reason: (any Error)? = nil, site: String? = nil) {
+        self.code = code
+        self.reason = reason
+        self.site = site
+    }
+
+    /// A cancellation, with an optional reason.
+    public static func cancelled(reason: (any Error)? = nil) -> PromiseError {
+        PromiseError(.cancelled, reason: reason)
+    }
+
+    public var description: String {
+        switch code {
+        case .cancelled:
+            if let reason { return "PromiseError.cancelled (reason: \(reason))" }
+            return "PromiseError.cancelled"
+        case .abandoned:
+            return "PromiseError.abandoned: the promise created at \(site ?? "an unknown site") can never be resolved; its resolver was released while it was pending"
+        case .selfResolution:
+            return "PromiseError.selfResolution: a handler returned the promise it was meant to resolve"
+        case .timedOut:
+            return "PromiseError.timedOut"
+        default:
+            return "PromiseError.\(code)"
+        }
+    }
+}
+
+extension Error {
+    /// Whether this error means "cancelled": a ``PromiseError`` with code
+    /// ``PromiseError/Code/cancelled``, or Swift's `CancellationError`.
+    public var isCancellation: Bool {
+        if self is CancellationError { return true }
+        return (self as? PromiseError)?.code == .cancelled
+    }
+}

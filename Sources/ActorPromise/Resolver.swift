@@ -1,0 +1,73 @@
+/// The write side of a promise: the one handle that can fulfil, reject or resolve it.
+///
+/// Hand the ``promise`` to callers and keep the resolver with the work. Every method may be
+/// called from any thread, any number of times: the first settlement wins and later ones are
+/// ignored (R1).
+///
+/// If the last reference to a resolver goes away while its promise is still pending, the promise
+/// is rejected with ``PromiseError/Code/abandoned`` — observers learn that no value will ever
+/// come instead of waiting forever — and ``PromiseDiagnostics/abandonmentHandler`` is told where
+/// the promise was created (R8).
+public final class Resolver<Value: Sendable>: Sendable {
+    let core: PromiseCore<Value>
+    private let site: String?
+
+    init(core: PromiseCore<Value>, site: String?) {
+        self.core = core
+        self.site = site
+    }
+
+    deinit {
+        guard core.isPending else { return }
+        let error = PromiseError(.abandoned, site: site)
+        PromiseDiagnostics.reportAbandoned(error)
+        core.send(.settle(.failure(error)))
+    }
+
+    /// The promise this resolver settles.
+    public var promise: Promise<Value> { Promise(core: core) }
+
+    /// Whether the promise has been cancelled (observers of a cancelled promise no longer want the
+    /// value, so long-running work may stop early).
+    public var isCancelled: Bool { core.isCancelled }
+
+    /// Whether the promise is still pending.
+    public var isPending: Bool { core.isPending }
+
+    /// Fulfils the promise with `value`; ignored if it has already settled.
+    public func fulfill(_ value: Value) {
+        core.send(.settle(.success(value)))
+    }
+
+    /// Rejects the promise with `error`; ignored if it has already settled.
+    public func reject(_ error: any Error) {
+        core.send(.settle(.failure(error)))
+    }
+
+    /// Settles the promise with `result`; ignored if it has already settled.
+    public func resolve(_ result: Result<Value, some Error>) {
+        core.send(.settle(result.mapError { $0 as any Error }))
+    }
+
+    /// Makes the promise follow `other`: it settles as `other` settles (Promises/A+ §2.3.2).
+    ///
+    /// Resolving a promise with itself rejects it with ``PromiseError/Code/selfResolution``.
+    public func resolve(with other: Promise<Value>) {
+        core.adopt(other.core)
+    }
+
+    /// Registers `handler` to run once if the promise is cancelled while pending — the place to
+    /// stop the underlying work (R6).
+    ///
+    /// The handler runs on the thread that cancels. If the promise was already cancelled while
+    /// pending, it runs at once; if it settled any other way, it never runs. A later call replaces
+    /// an earlier handler that has not run.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        core.send(.onCancel(handler))
+    }
+}
+
+extension Resolver where Value == Void {
+    /// Fulfils a `Void` promise.
+    public func fulfill() { fulfill(()) }
+}

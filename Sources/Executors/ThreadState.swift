@@ -1,0 +1,102 @@
+/// Per-thread bookkeeping shared by the executors and the promise core.
+///
+/// One instance per thread, created on first use and released when the thread exits. It holds:
+/// - the inline drain queue, which keeps synchronous handler chains flat (no stack growth);
+/// - the worker pool this thread belongs to, and its "next" slot for chain locality;
+/// - the promise state actor currently isolated on this thread (for `checkIsolated`);
+/// - a graveyard that releases long parent chains iteratively instead of recursively.
+///
+/// It is only ever touched by its own thread, so it needs no lock; it is not `Sendable`.
+package final class ThreadState {
+    /// Items waiting for the inline drain loop running on this thread.
+    package var inlineQueue = WorkQueue()
+    /// Whether an inline drain loop is running on this thread.
+    package var isDraining = false
+    /// The pool whose worker this thread is, if any.
+    package unowned(unsafe) var pool: WorkerPool?
+    /// A continuation submitted by the running job to this thread's own pool.
+    package var nextSlot: WorkItem?
+    /// Identity of the state actor whose gate this thread holds, if any.
+    package var isolation: UnsafeRawPointer?
+    /// Identity of the serial executor running a job on this thread, if any.
+    package var runningExecutor: UnsafeRawPointer?
+    private var graveyard: [AnyObject] = []
+    private var isBurying = false
+
+    private init() {}
+
+    /// The state of the calling thread.
+    @inline(__always)
+    package static var current: ThreadState {
+        if let raw = pthread_getspecific(threadStateKey) {
+            return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
+        }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> ThreadState {
+        let state = ThreadState()
+        pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+        return state
+    }
+
+    /// Runs `item` now if no inline drain loop is active on this thread, else queues it behind
+    /// the running one. Either way the stack does not grow with chain length.
+    @inline(__always)
+    package func runInline(_ item: WorkItem) {
+        if isDraining {
+            inlineQueue.append(item)
+        } else {
+            drain(startingWith: item)
+        }
+    }
+
+    /// Runs `body` with a drain loop active: work it submits inline runs after it returns.
+    @inline(__always)
+    package func batchingInline(_ body: () -> Void) {
+        if isDraining {
+            body()
+            return
+        }
+        isDraining = true
+        body()
+        while let next = inlineQueue.popFirst() { next.run() }
+        isDraining = false
+    }
+
+    private func drain(startingWith item: WorkItem) {
+        isDraining = true
+        item.run()
+        while let next = inlineQueue.popFirst() { next.run() }
+        isDraining = false
+    }
+
+    /// Releases `object`, and whatever its deinitializer hands back here, in a loop, so that
+    /// dropping a chain of a million objects does not recurse a million deep.
+    ///
+    /// Call it from a `deinit` with the last reference to the next object of the chain.
+    package func bury(_ object: consuming AnyObject) {
+        graveyard.append(object)
+        if isBurying { return }
+        isBurying = true
+        while let next = graveyard.popLast() { _ = next }
+        isBurying = false
+    }
+}
+
+private let threadStateKey: pthread_key_t = {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+    let status = pthread_key_create(&key) { raw in
+        Unmanaged<ThreadState>.fromOpaque(raw).release()
+    }
+    #else
+    let status = pthread_key_create(&key) { raw in
+        guard let raw else { return }
+        Unmanaged<ThreadState>.fromOpaque(raw).release()
+    }
+    #endif
+    precondition(status == 0, "pthread_key_create failed: \(status)")
+    return key
+}()

@@ -1,0 +1,86 @@
+/// A unit of work that an ``ExecutionContext`` runs once.
+///
+/// Promise handlers reach a context as work items: the object that holds a handler is itself the
+/// queue node, so handing work to a context allocates nothing. Subclass it to submit your own work
+/// (or use ``ClosureWorkItem``).
+///
+/// A context calls ``run()`` exactly once, or ``discard()`` exactly once if it drops the item
+/// without running it (a stopped run-loop thread, a cancelled operation). A work item sits in at
+/// most one queue at a time.
+///
+/// Safety (`@unchecked Sendable`): `next` is touched only by the one queue that holds the item,
+/// under that queue's lock or on its owning thread; handing the item to a queue and taking it out
+/// again orders every access. Subclasses keep the same rule for their own state: written before
+/// submission, read by `run()`.
+open class WorkItem: @unchecked Sendable {
+    /// The next item in whichever intrusive queue holds this one.
+    package final var next: WorkItem?
+
+    /// Creates a work item.
+    public init() {}
+
+    /// Does the work. Called once, on the context's thread.
+    open func run() {}
+
+    /// Called instead of ``run()`` when a context drops the item without running it.
+    ///
+    /// The default does nothing; promise handlers reject their promise here.
+    open func discard() {}
+}
+
+/// A work item that runs a closure.
+public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
+    private let body: @Sendable () -> Void
+
+    /// Creates a work item that calls `body` when it runs; a discarded item never calls it.
+    public init(_ body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+
+    public override func run() { body() }
+}
+
+/// A FIFO of work items linked through ``WorkItem/next``. Not thread-safe: its owner guards it.
+package struct WorkQueue {
+    private var head: WorkItem?
+    private var tail: WorkItem?
+    package private(set) var count = 0
+
+    package init() {}
+
+    package var isEmpty: Bool { head == nil }
+
+    package mutating func append(_ item: WorkItem) {
+        item.next = nil
+        if let tail { tail.next = item } else { head = item }
+        tail = item
+        count += 1
+    }
+
+    package mutating func popFirst() -> WorkItem? {
+        guard let item = head else { return nil }
+        head = item.next
+        if head == nil { tail = nil }
+        item.next = nil
+        count -= 1
+        return item
+    }
+
+    /// Removes `item` if it is queued; returns whether it was.
+    package mutating func remove(_ item: WorkItem) -> Bool {
+        var previous: WorkItem? = nil
+        var current = head
+        while let node = current {
+            if node === item {
+                if let previous { previous.next = node.next } else { head = node.next }
+                if tail === node { tail = previous }
+                node.next = nil
+                count -= 1
+                return true
+            }
+            previous = node
+            current = node.next
+        }
+        return false
+    }
+}
