@@ -41,3 +41,34 @@ struct ObserverList<Value: Sendable> {
         return false
     }
 }
+
+/// An observer that calls a closure directly with the outcome, on the settling thread. For
+/// library-internal observers whose closure neither blocks nor settles promises synchronously
+/// (resuming a continuation, counting), so no context hop is needed.
+final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
+    // Safety: immutable after init.
+    private let body: @Sendable (Outcome<Value>) -> Void
+
+    init(_ body: @escaping @Sendable (Outcome<Value>) -> Void) { self.body = body }
+
+    override func receive(_ outcome: Outcome<Value>) { body(outcome) }
+}
+
+extension Promise {
+    /// Calls `body` with the outcome on the settling thread, without deriving a promise. `body`
+    /// must be quick and must not block. For the bridge module.
+    package func observe(_ body: @escaping @Sendable (Outcome<Value>) -> Void) {
+        core.send(.register(observer: CallbackObserver(body), child: nil, dependent: false))
+    }
+
+    /// A child that settles exactly as this promise does, so that cancelling it cancels only
+    /// that branch.
+    package func branch() -> Promise<Value> {
+        derive(on: .inline) { .settle($0) }
+    }
+}
+
+extension Promise {
+    /// The outcome if settled, read without the gate. For the bridge module.
+    package var settledOutcome: Outcome<Value>? { core.settledOutcome }
+}

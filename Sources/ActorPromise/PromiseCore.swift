@@ -26,10 +26,9 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode {
     }
 
     deinit {
-        if let parent {
-            self.parent = nil
-            ThreadState.current.bury(parent)
-        }
+        guard parent != nil else { return }
+        var slot: AnyObject? = parent.take()
+        ThreadState.current.bury(&slot)
     }
 
     // MARK: Executor

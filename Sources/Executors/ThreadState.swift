@@ -75,9 +75,12 @@ package final class ThreadState {
     /// Releases `object`, and whatever its deinitializer hands back here, in a loop, so that
     /// dropping a chain of a million objects does not recurse a million deep.
     ///
-    /// Call it from a `deinit` with the last reference to the next object of the chain.
-    package func bury(_ object: consuming AnyObject) {
-        graveyard.append(object)
+    /// Call it from a `deinit` with the slot holding the next object of the chain; the slot is
+    /// emptied, so the caller holds no reference when it returns.
+    package func bury(_ slot: inout AnyObject?) {
+        guard slot != nil else { return }
+        // Move the reference straight into the graveyard: no local binding may outlive the loop.
+        graveyard.append(slot.take().unsafelyUnwrapped)
         if isBurying { return }
         isBurying = true
         while let next = graveyard.popLast() { _ = next }

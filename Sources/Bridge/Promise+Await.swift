@@ -1,0 +1,40 @@
+extension Promise {
+    /// The value, once the promise is fulfilled (B1).
+    ///
+    /// Returns the value, or throws the error the promise was rejected with. An already settled
+    /// promise answers without suspending.
+    ///
+    /// Cancelling the awaiting task cancels only a branch created for this await (B2): the await
+    /// throws ``PromiseError`` with code ``PromiseError/Code/cancelled`` at once, even if the
+    /// promise never settles, while other awaiters and handlers of the promise are unaffected.
+    /// If the promise tracks interest and this was its last interested dependent, it cancels
+    /// itself (R7).
+    public var value: Value {
+        get async throws {
+            if let outcome = settledOutcome { return try outcome.get() }
+            return try await awaitBranch().get()
+        }
+    }
+
+    /// The outcome, once the promise settles: the value or the error, without throwing.
+    ///
+    /// Cancelling the awaiting task behaves as for ``value``: the result is then a
+    /// ``PromiseError/Code/cancelled`` failure.
+    public var outcome: Result<Value, any Error> {
+        get async {
+            if let outcome = settledOutcome { return outcome }
+            return await awaitBranch()
+        }
+    }
+
+    private func awaitBranch() async -> Outcome<Value> {
+        let branch = self.branch()
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                branch.observe { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            branch.cancel()
+        }
+    }
+}

@@ -1,0 +1,26 @@
+extension Promise {
+    /// Creates a promise for the result of an async closure, run in a new `Task` (B3).
+    ///
+    /// The promise is fulfilled with what `operation` returns, or rejected with what it throws.
+    /// Cancelling the promise cancels the task (its `Task.isCancelled` becomes `true`); the promise
+    /// is rejected with ``PromiseError/Code/cancelled`` at once, whatever the task does afterwards.
+    ///
+    /// - Parameters:
+    ///   - priority: The task's priority.
+    ///   - tracksInterest: See ``Promise/pending(tracksInterest:fileID:line:)``.
+    ///   - operation: The work.
+    public init(
+        priority: TaskPriority? = nil,
+        tracksInterest: Bool = false,
+        fileID: String = #fileID,
+        line: Int = #line,
+        operation: @escaping @Sendable () async throws -> Value
+    ) {
+        let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
+        let task = Task(priority: priority) {
+            do { resolver.fulfill(try await operation()) } catch { resolver.reject(error) }
+        }
+        resolver.onCancel { task.cancel() }
+        self = promise
+    }
+}
