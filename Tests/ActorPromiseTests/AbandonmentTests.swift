@@ -1,0 +1,73 @@
+import Testing
+import ActorPromise
+import Bridge
+
+@Suite("R8 abandonment, R10 lazy bodies")
+struct AbandonmentTests {
+    @Test("R8 a pending promise whose resolver is released rejects with abandoned, naming its site")
+    func abandoned() async throws {
+        let promise: Promise<Int> = {
+            let (promise, resolver) = Promise<Int>.pending()
+            _ = resolver
+            return promise
+        }()
+        await #expect {
+            try await promise.value
+        } throws: { error in
+            let error = error as? PromiseError
+            return error?.code == .abandoned && (error?.site?.contains("AbandonmentTests.swift") ?? false)
+        }
+    }
+
+    @Test("R8 a waiting child of an abandoned promise is rejected too, not left waiting")
+    func abandonedChain() async throws {
+        let tail: Promise<Int> = {
+            let (root, resolver) = Promise<Int>.pending()
+            _ = resolver
+            return root.then { $0 + 1 }.then { $0 + 1 }
+        }()
+        await #expect { try await tail.value } throws: { ($0 as? PromiseError)?.code == .abandoned }
+    }
+
+    @Test("R8 a resolver released after settling does not report anything")
+    func settledNotAbandoned() async throws {
+        let promise: Promise<Int> = {
+            let (promise, resolver) = Promise<Int>.pending()
+            resolver.fulfill(1)
+            return promise
+        }()
+        #expect(try await promise.value == 1)
+    }
+
+    @Test("R10 a lazy body runs only when first observed, and once")
+    func lazyBody() async throws {
+        let runs = Locked(0)
+        let promise = Promise<Int>.lazy { resolver in
+            runs.increment()
+            resolver.fulfill(3)
+        }
+        #expect(runs.current == 0)
+        #expect(promise.isPending)
+        let first = promise.then { $0 + 1 }
+        let second = promise.then { $0 + 2 }
+        #expect(try await first.value == 4)
+        #expect(try await second.value == 5)
+        #expect(try await promise.value == 3)
+        #expect(runs.current == 1)
+    }
+
+    @Test("R10 a lazy promise cancelled before it is observed never runs its body")
+    func lazyCancelled() async throws {
+        let runs = Locked(0)
+        let promise = Promise<Int>.lazy { _ in runs.increment() }
+        promise.cancel()
+        await #expect { try await promise.value } throws: { $0.isCancellation }
+        #expect(runs.current == 0)
+    }
+
+    @Test("R10 a lazy body that throws rejects the promise")
+    func lazyThrows() async throws {
+        let promise = Promise<Int>.lazy { _ in throw TestError(id: 10) }
+        await #expect(throws: TestError(id: 10)) { try await promise.value }
+    }
+}
