@@ -1,11 +1,59 @@
+// A tour of ActorPromise: a chain whose error is caught, a branch that is cancelled while its
+// sibling carries on, and handlers on two execution contexts.
 import Bridge
-let promise: Promise<Int> = {
+
+struct OutOfStock: Error, CustomStringConvertible {
+    let item: String
+    var description: String { "\(item) is out of stock" }
+}
+
+/// Pretends to look up a price on another thread, the way callback-based code does.
+func fetchPrice(of item: String) -> Promise<Int> {
+    Promise { resolver in
+        WorkerPool.global.submit(ClosureWorkItem {
+            if item == "unicorn" { resolver.reject(OutOfStock(item: item)) } else { resolver.fulfill(item.count * 10) }
+        })
+    }
+}
+
+print("1. A chain whose error is caught")
+let caught = fetchPrice(of: "unicorn")
+    .then { price in price * 2 }                    // skipped: the lookup failed
+    .recover { error -> Int in
+        print("   recovered from: \(error)")
+        return 0
+    }
+    .then { price in print("   price after recovery: \(price)") }
+try await caught.value
+
+print("2. A branch cancelled while its sibling carries on")
+let (order, orderResolver) = Promise<String>.pending()
+orderResolver.onCancel { print("   (never printed: cancelling a branch does not cancel its parent)") }
+let shipping = order.then { id in "shipping \(id)" }
+let invoice = order.then { id in "invoice for \(id)" }
+shipping.cancel(reason: OutOfStock(item: "boxes"))
+orderResolver.fulfill("order #42")
+print("   invoice branch: \(try await invoice.value)")
+do {
+    _ = try await shipping.value
+} catch let error as PromiseError where error.code == .cancelled {
+    print("   shipping branch: cancelled (\(error.reason.map { "\($0)" } ?? "no reason"))")
+}
+print("   order itself cancelled? \(order.isCancelled)")
+
+print("3. Handlers on two contexts")
+let ticket = fetchPrice(of: "kettle")
+let onPool = ticket.then(on: .global) { price in "global pool saw \(price)" }
+let inline = ticket.then(on: .inline) { price in "inline saw \(price) on the settling thread" }
+print("   \(try await onPool.value)")
+print("   \(try await inline.value)")
+
+print("4. A pending promise whose resolver is dropped tells its observers")
+PromiseDiagnostics.abandonmentHandler = { error in print("   diagnostics: abandoned promise created at \(error.site ?? "?")") }
+let orphan: Promise<Int> = {
     let (promise, resolver) = Promise<Int>.pending()
     _ = resolver
     return promise
 }()
-print(promise.isPending)
-let (p2, r2) = Promise<Int>.pending()
-print(p2.isPending)
-do { let (_, r3) = Promise<Int>.pending(); _ = r3 }
-print("end")
+do { _ = try await orphan.value } catch { print("   awaiting it throws: \((error as? PromiseError)?.code ?? .abandoned)") }
+print("done")

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The write side of a promise: the one handle that can fulfil, reject or resolve it.
 ///
 /// Hand the ``promise`` to callers and keep the resolver with the work. Every method may be
@@ -11,6 +13,9 @@
 public final class Resolver<Value: Sendable>: Sendable {
     let core: PromiseCore<Value>
     private let site: String?
+    /// Whether this resolver has sent a settlement. The state actor may apply it a moment later
+    /// (when its gate was busy), so `deinit` asks this rather than the promise.
+    private let hasSettled = Atomic<Bool>(false)
 
     init(core: PromiseCore<Value>, site: String?) {
         self.core = core
@@ -18,7 +23,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     }
 
     deinit {
-        guard core.isPending else { return }
+        guard !hasSettled.load(ordering: .relaxed), core.isPending else { return }
         let error = PromiseError(.abandoned, site: site)
         PromiseDiagnostics.reportAbandoned(error)
         core.send(.settle(.failure(error)))
@@ -36,16 +41,19 @@ public final class Resolver<Value: Sendable>: Sendable {
 
     /// Fulfils the promise with `value`; ignored if it has already settled.
     public func fulfill(_ value: Value) {
+        hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(.success(value)))
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
     public func reject(_ error: any Error) {
+        hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(.failure(error)))
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
     public func resolve(_ result: Result<Value, some Error>) {
+        hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(result.mapError { $0 as any Error }))
     }
 
@@ -53,6 +61,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     ///
     /// Resolving a promise with itself rejects it with ``PromiseError/Code/selfResolution``.
     public func resolve(with other: Promise<Value>) {
+        hasSettled.store(true, ordering: .relaxed)
         core.adopt(other.core)
     }
 
