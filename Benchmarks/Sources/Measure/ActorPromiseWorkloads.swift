@@ -1,0 +1,51 @@
+import ActorPromise
+import Dispatch
+
+enum ActorPromiseWorkloads {
+    /// W1: a pending root, `links` handlers of x+1, fulfil, wait for the end. Driven from the main
+    /// thread as users do; handlers run on the global pool (or inline).
+    static func chain(iterations: Int, links: Int, inline: Bool) {
+        let context: any ExecutionContext = inline ? .inline : .global
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let (root, resolver) = Promise<Int>.pending()
+            var tail = root
+            for _ in 0..<links { tail = tail.then(on: context) { $0 + 1 } }
+            tail.then(on: context) { value in
+                precondition(value == links)
+                done.signal()
+            }
+            resolver.fulfill(0)
+            done.wait()
+        }
+    }
+
+    /// W3: create a pending promise, add one handler, fulfil, wait.
+    static func lifecycle(iterations: Int, inline: Bool) {
+        let context: any ExecutionContext = inline ? .inline : .global
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<iterations {
+            let (promise, resolver) = Promise<Int>.pending()
+            promise.then(on: context) { value in
+                precondition(value == index)
+                done.signal()
+            }
+            resolver.fulfill(index)
+            done.wait()
+        }
+    }
+
+    /// W6: heap bytes per pending promise that has one handler (root + derived promise + link).
+    static func bytesPerPendingPromise(count: Int) -> Int {
+        var keep: [(Promise<Int>, Resolver<Int>, Promise<Int>)] = []
+        keep.reserveCapacity(count)
+        let before = heapInUse()
+        for _ in 0..<count {
+            let (promise, resolver) = Promise<Int>.pending()
+            keep.append((promise, resolver, promise.then { $0 + 1 }))
+        }
+        let after = heapInUse()
+        withExtendedLifetime(keep) {}
+        return (after - before) / count
+    }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import NIOCore
+import NIOPosix
+
+/// The reference: SwiftNIO futures on their own event loop, the way NIO is meant to be used.
+enum NIOWorkloads {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    static func chain(iterations: Int, links: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            loop.execute {
+                let promise = loop.makePromise(of: Int.self)
+                var tail = promise.futureResult
+                for _ in 0..<links { tail = tail.map { $0 + 1 } }
+                tail.whenSuccess { value in
+                    precondition(value == links)
+                    done.signal()
+                }
+                promise.succeed(0)
+            }
+            done.wait()
+        }
+    }
+
+    static func lifecycle(iterations: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<iterations {
+            loop.execute {
+                let promise = loop.makePromise(of: Int.self)
+                promise.futureResult.whenSuccess { value in
+                    precondition(value == index)
+                    done.signal()
+                }
+                promise.succeed(index)
+            }
+            done.wait()
+        }
+    }
+
+    /// Heap bytes per pending promise with one `map` (promise + future + callback).
+    static func bytesPerPendingPromise(count: Int) -> Int {
+        let loop = group.next()
+        return try! loop.submit {
+            var keep: [(EventLoopPromise<Int>, EventLoopFuture<Int>)] = []
+            keep.reserveCapacity(count)
+            let before = heapInUse()
+            for _ in 0..<count {
+                let promise = loop.makePromise(of: Int.self)
+                keep.append((promise, promise.futureResult.map { $0 + 1 }))
+            }
+            let after = heapInUse()
+            for (promise, _) in keep { promise.succeed(0) }
+            return (after - before) / count
+        }.wait()
+    }
+}

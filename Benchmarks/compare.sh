@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs W1, W3 (instructions and allocations, from callgrind) and W6 (bytes per pending promise)
+# for ActorPromise and SwiftNIO in one go, and prints one table with ratios against DESIGN.md §6.
+#
+# Instruction counts come from valgrind's callgrind: they are stable on a shared machine where
+# wall time is not. Each workload runs at two sizes; the difference divided by the extra work is
+# the cost per unit, so start-up (threads, event loop, dyld) cancels out.
+#
+#   Benchmarks/compare.sh            # full table
+#   SMALL=5 LARGE=25 compare.sh      # fewer iterations (faster, a little noisier)
+set -euo pipefail
+cd "$(dirname "$0")"
+SMALL=${SMALL:-10}
+LARGE=${LARGE:-60}
+command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)"; exit 1; }
+swift build -c release --product Measure >/dev/null
+OUT=$(mktemp -d)
+# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure a stripped copy.
+BIN="$OUT/Measure"
+strip -o "$BIN" .build/release/Measure
+THRESHOLDS=Thresholds/allocations.txt
+
+# count LIB WORKLOAD ITERATIONS -> "instructions mallocs"
+count() {
+    local file="$OUT/$1.$2.$3.cg"
+    valgrind --tool=callgrind --callgrind-out-file="$file" "$BIN" "$2" "$1" "$3" >/dev/null 2>&1
+    python3 - "$file" <<'PY'
+import re, sys
+total = 0; mallocs = 0; fn_names = {}; pending_cfn = None
+for line in open(sys.argv[1]):
+    if line.startswith("summary:") or line.startswith("totals:"):
+        total = int(line.split()[1])
+    m = re.match(r"cfn=\((\d+)\)(?: (.*))?", line)
+    if m:
+        if m.group(2): fn_names[m.group(1)] = m.group(2).strip()
+        pending_cfn = fn_names.get(m.group(1), "")
+        continue
+    if line.startswith("calls=") and pending_cfn is not None:
+        if pending_cfn in ("malloc", "posix_memalign", "calloc", "realloc", "aligned_alloc"):
+            mallocs += int(line.split()[0][6:])
+        pending_cfn = None
+    m = re.match(r"fn=\((\d+)\)(?: (.*))?", line)
+    if m and m.group(2): fn_names[m.group(1)] = m.group(2).strip()
+print(total, mallocs)
+PY
+}
+
+# per_unit LIB WORKLOAD UNITS_PER_ITERATION -> "instructions_per_unit allocs_per_unit"
+per_unit() {
+    read -r i1 m1 < <(count "$1" "$2" "$SMALL")
+    read -r i2 m2 < <(count "$1" "$2" "$LARGE")
+    python3 -c "u=($LARGE-$SMALL)*$3; print(round(($i2-$i1)/u), round(($m2-$m1)/u, 2))"
+}
+
+read -r ap_w1_i ap_w1_m < <(per_unit actorpromise w1 100)
+read -r ai_w1_i ai_w1_m < <(per_unit actorpromise-inline w1 100)
+read -r nio_w1_i nio_w1_m < <(per_unit nio w1 100)
+read -r ap_w3_i ap_w3_m < <(per_unit actorpromise w3 1)
+read -r ai_w3_i ai_w3_m < <(per_unit actorpromise-inline w3 1)
+read -r nio_w3_i nio_w3_m < <(per_unit nio w3 1)
+ap_w6=$("$BIN" w6 actorpromise 200000)
+nio_w6=$("$BIN" w6 nio 200000)
+
+ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
+verdict() { python3 -c "print('pass' if $1 <= $2 else 'FAIL')"; }
+
+printf '\n%-44s %12s %12s %8s %8s %6s\n' "measure" "ActorPromise" "reference" "ratio" "budget" "result"
+row() { printf '%-44s %12s %12s %8s %8s %6s\n' "$@"; }
+row "W1 instr/link, global pool vs NIO on loop" "$ap_w1_i" "$nio_w1_i" "$(ratio "$ap_w1_i" "$nio_w1_i")" "<=2.0x" "$(verdict "$ap_w1_i/$nio_w1_i" 2.0)"
+row "W1 instr/link, inline vs NIO on loop" "$ai_w1_i" "$nio_w1_i" "$(ratio "$ai_w1_i" "$nio_w1_i")" "(info)" ""
+row "W1 allocations/link (global pool)" "$ap_w1_m" "$nio_w1_m" "$(ratio "$ap_w1_m" "$nio_w1_m")" "<=3" "$(verdict "$ap_w1_m" 3)"
+row "W3 instr/promise, global pool vs NIO" "$ap_w3_i" "$nio_w3_i" "$(ratio "$ap_w3_i" "$nio_w3_i")" "<=1.5x" "$(verdict "$ap_w3_i/$nio_w3_i" 1.5)"
+row "W3 instr/promise, inline vs NIO" "$ai_w3_i" "$nio_w3_i" "$(ratio "$ai_w3_i" "$nio_w3_i")" "(info)" ""
+row "W3 allocations/promise (global pool)" "$ap_w3_m" "$nio_w3_m" "$(ratio "$ap_w3_m" "$nio_w3_m")" "(info)" ""
+row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=256" "$(verdict "$ap_w6" 256)"
+
+# Allocation thresholds: a change that adds an allocation per link shows up here.
+if [ -f "$THRESHOLDS" ]; then
+    fail=0
+    while read -r name limit; do
+        case "$name" in ''|\#*) continue;; esac
+        value=$(eval echo "\$$name")
+        if python3 -c "import sys; sys.exit(0 if $value <= $limit else 1)"; then :; else
+            echo "allocation threshold exceeded: $name = $value > $limit"; fail=1
+        fi
+    done < "$THRESHOLDS"
+    [ "$fail" = 0 ] && echo "allocation thresholds: ok ($THRESHOLDS)"
+fi
+rm -rf "$OUT"
