@@ -9,13 +9,14 @@ import Synchronization
 ///
 /// The word is `0` when free, `1` when taken with nothing parked, and `pointer | 1` when taken
 /// with parked operations (objects are 16-byte aligned, so the low bit is free).
-struct AsyncGate: ~Copyable {
-    private let word = Atomic<UInt>(0)
+@usableFromInline
+struct AsyncGate: ~Copyable, Sendable {
+    @usableFromInline let word = Atomic<UInt>(0)
 
-    init() {}
+    @inlinable init() {}
 
     /// Enters if the gate is free.
-    @inline(__always)
+    @inlinable @inline(__always)
     func tryEnter() -> Bool {
         word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
     }
@@ -23,58 +24,127 @@ struct AsyncGate: ~Copyable {
     /// Enters if the gate is free, or else parks `node` for the thread inside.
     ///
     /// - Returns: `true` if the caller entered (and must apply its operation itself); `false` if
-    ///   the operation was parked, in which case the gate owns the retained `node`.
-    func enterOrPark<Node: AnyObject>(_ node: Node, link: (Node, UInt) -> Void) -> Bool {
+    ///   the operation was parked, to be applied by the thread inside.
+    @usableFromInline
+    func enterOrPark(_ node: ParkedOp) -> Bool {
         let bits = UInt(bitPattern: Unmanaged.passRetained(node).toOpaque())
         var current = word.load(ordering: .relaxed)
         while true {
             if current == 0 {
                 let (exchanged, actual) = word.compareExchange(expected: 0, desired: 1, ordering: .acquiring)
                 if exchanged {
-                    Unmanaged<Node>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
+                    Unmanaged<ParkedOp>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
                     return true
                 }
                 current = actual
                 continue
             }
-            link(node, current & ~1)
+            node.next = current & ~1
             let (exchanged, actual) = word.compareExchange(expected: current, desired: bits | 1, ordering: .releasing)
             if exchanged { return false }
             current = actual
         }
     }
 
-    /// Leaves the gate if nothing is parked. Otherwise stays inside and returns the parked chain
-    /// (most recent first) for the caller to apply before trying to leave again.
-    @inline(__always)
-    func leaveOrTakeParked() -> UInt? {
-        if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return nil }
-        return takeParked()
+    /// Applies parked operations, leaves the gate, restores the thread's isolation record, and
+    /// then carries out what the parked operations decided.
+    @inlinable @inline(__always)
+    func leave(restoring outer: UnsafeRawPointer?) {
+        if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged {
+            leaveIsolation(restoring: outer)
+            return
+        }
+        leaveApplyingParked(restoring: outer)
     }
 
-    @inline(never)
-    private func takeParked() -> UInt? {
+    @usableFromInline
+    func leaveApplyingParked(restoring outer: UnsafeRawPointer?) {
+        var deferred: [@Sendable () -> Void] = []
         var current = word.load(ordering: .acquiring)
         while true {
             if current == 1 {
                 let (exchanged, actual) = word.compareExchange(expected: 1, desired: 0, ordering: .releasing)
-                if exchanged { return nil }
+                if exchanged { break }
                 current = actual
                 continue
             }
             let (exchanged, actual) = word.compareExchange(expected: current, desired: 1, ordering: .acquiringAndReleasing)
-            if exchanged { return current & ~1 }
-            current = actual
+            guard exchanged else {
+                current = actual
+                continue
+            }
+            for op in Self.unpark(current & ~1) {
+                if let work = op.applyHoldingGate() { deferred.append(work) }
+            }
+            current = word.load(ordering: .acquiring)
         }
+        leaveIsolation(restoring: outer)
+        for work in deferred { work() }
+    }
+
+    /// Turns a parked chain (most recent first) into operations in arrival order.
+    private static func unpark(_ head: UInt) -> [ParkedOp] {
+        var ops: [ParkedOp] = []
+        var bits = head
+        while bits != 0 {
+            let node = Unmanaged<ParkedOp>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeRetainedValue()
+            ops.append(node)
+            bits = node.next
+        }
+        ops.reverse()
+        return ops
     }
 }
 
 /// An operation parked on a gate, linked to the one parked before it.
-final class ParkedOp<Value: Sendable>: @unchecked Sendable {
+@usableFromInline
+class ParkedOp: @unchecked Sendable {
     // Safety: `next` is written once, before the node is published by the gate's releasing
     // compare-exchange, and read only by the thread that took the chain with an acquiring one.
-    let op: PromiseOp<Value>
-    var next: UInt = 0
+    @usableFromInline var next: UInt = 0
 
-    init(_ op: PromiseOp<Value>) { self.op = op }
+    @usableFromInline init() {}
+
+    /// Applies the operation (the gate is held) and returns what to do once it is left.
+    func applyHoldingGate() -> (@Sendable () -> Void)? { nil }
+}
+
+/// A parked value operation.
+@usableFromInline
+final class ParkedValueOp<Value: Sendable>: ParkedOp, @unchecked Sendable {
+    let core: PromiseCore<Value>
+    let op: PromiseOp<Value>
+
+    @usableFromInline
+    init(_ core: PromiseCore<Value>, _ op: PromiseOp<Value>) {
+        self.core = core
+        self.op = op
+    }
+
+    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+        let effects = core.applyHoldingGate(op)
+        return { [core] in core.carryOut(effects) }
+    }
+}
+
+/// A parked tree operation.
+final class ParkedTreeOp: ParkedOp, @unchecked Sendable {
+    let node: any TreeHolder
+    let op: TreeOp
+
+    init(_ node: any TreeHolder, _ op: TreeOp) {
+        self.node = node
+        self.op = op
+    }
+
+    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+        let result = node.applyTreeHoldingGate(op)
+        return { [node, op] in node.continueTree(after: op, result: result) }
+    }
+}
+
+/// The parts of a state actor that a parked tree operation needs.
+protocol TreeHolder: PromiseNode {
+    func applyTreeHoldingGate(_ op: TreeOp) -> Bool
+    func continueTree(after op: TreeOp, result: Bool)
 }

@@ -1,74 +1,99 @@
 /// Something waiting for a promise's outcome: a handler link, an adopting promise, an awaiter.
 ///
-/// `receive` is called once, after the state actor's gate is released, from a drain loop that
-/// keeps the stack flat. Observers hand themselves to a context there; they must not settle other
-/// promises directly inside `receive` (that would nest).
+/// At settlement the outcome is stored in `input` and the observer is submitted to its context;
+/// the context later calls the ``WorkItem`` runner, a function specialized for the concrete
+/// observer type. All of this happens after the state actor's gate is left.
+@usableFromInline
 class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
-    // Safety: see `WorkItem`; subclasses write their input in `receive` before submitting
-    // themselves and read it in `run`.
-    func receive(_ outcome: Outcome<Value>) {}
+    // Safety: `input` is written at settlement before the observer is submitted to its context,
+    // and read by the runner after the context hands it back; see `WorkItem`.
+    @usableFromInline @exclusivity(unchecked) final var input: Outcome<Value>?
+    @usableFromInline final let context: any ExecutionContext
+
+    @usableFromInline
+    init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
+        self.context = context
+        super.init(runner: runner)
+    }
+
+    /// Stores the outcome and hands the observer to its context.
+    @inlinable @inline(__always)
+    final func receive(_ outcome: Outcome<Value>) {
+        input = outcome
+        context.submit(self)
+    }
+
+    /// Takes the stored outcome (once).
+    @inlinable @inline(__always)
+    final func takeInput() -> Outcome<Value>? {
+        defer { input = nil }
+        return input
+    }
 }
 
 /// The observers of one promise, in registration order. The first is stored inline, so a promise
 /// with one handler allocates no array.
-struct ObserverList<Value: Sendable> {
-    private var first: Observer<Value>?
-    private var rest: [Observer<Value>] = []
+@usableFromInline
+struct ObserverList<Value: Sendable>: Sendable {
+    @usableFromInline var first: Observer<Value>?
+    @usableFromInline var rest: [Observer<Value>] = []
 
-    var isEmpty: Bool { first == nil }
+    @inlinable init() {}
 
+    @inlinable var isEmpty: Bool { first == nil }
+
+    @inlinable
     mutating func append(_ observer: Observer<Value>) {
         if first == nil { first = observer } else { rest.append(observer) }
     }
 
     /// Hands every observer the outcome, in registration order.
+    @inlinable
     func notify(_ outcome: Outcome<Value>) {
         guard let first else { return }
         first.receive(outcome)
         for observer in rest { observer.receive(outcome) }
     }
-
-    /// Removes `observer` if present; returns whether it was.
-    mutating func remove(_ observer: Observer<Value>) -> Bool {
-        if first === observer {
-            first = rest.isEmpty ? nil : rest.removeFirst()
-            return true
-        }
-        if let index = rest.firstIndex(where: { $0 === observer }) {
-            rest.remove(at: index)
-            return true
-        }
-        return false
-    }
 }
 
-/// An observer that calls a closure directly with the outcome, on the settling thread. For
-/// library-internal observers whose closure neither blocks nor settles promises synchronously
-/// (resuming a continuation, counting), so no context hop is needed.
+/// An observer that calls a closure with the outcome, through the inline drain loop. For
+/// library-internal observers whose closure neither blocks nor waits (resuming a continuation).
+@usableFromInline
 final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
-    // Safety: immutable after init.
-    private let body: @Sendable (Outcome<Value>) -> Void
+    // Safety: `body` is immutable; see `Observer` for `input`.
+    @usableFromInline let body: @Sendable (Outcome<Value>) -> Void
 
-    init(_ body: @escaping @Sendable (Outcome<Value>) -> Void) { self.body = body }
+    @usableFromInline
+    init(_ body: @escaping @Sendable (Outcome<Value>) -> Void, runner: @escaping @Sendable (WorkItem) -> Void) {
+        self.body = body
+        super.init(context: InlineContext.shared, runner: runner)
+    }
 
-    override func receive(_ outcome: Outcome<Value>) { body(outcome) }
+    @inlinable
+    static func make(_ body: @escaping @Sendable (Outcome<Value>) -> Void) -> CallbackObserver {
+        CallbackObserver(body) { item in
+            let observer = unsafeDowncast(item, to: CallbackObserver.self)
+            if let outcome = observer.takeInput() { observer.body(outcome) }
+        }
+    }
 }
 
 extension Promise {
     /// Calls `body` with the outcome on the settling thread, without deriving a promise. `body`
     /// must be quick and must not block. For the bridge module.
+    @inlinable
     package func observe(_ body: @escaping @Sendable (Outcome<Value>) -> Void) {
-        core.send(.register(observer: CallbackObserver(body), child: nil, dependent: false))
+        core.send(.register(observer: CallbackObserver.make(body), child: nil, dependent: false))
     }
 
     /// A child that settles exactly as this promise does, so that cancelling it cancels only
     /// that branch.
+    @inlinable
     package func branch() -> Promise<Value> {
         derive(on: .inline) { .settle($0) }
     }
-}
 
-extension Promise {
     /// The outcome if settled, read without the gate. For the bridge module.
+    @inlinable
     package var settledOutcome: Outcome<Value>? { core.settledOutcome }
 }

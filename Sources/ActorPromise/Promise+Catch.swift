@@ -9,7 +9,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Handles the error.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func `catch`(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Void
@@ -35,7 +35,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Maps the error to a value.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func recover(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Value
@@ -50,7 +50,7 @@ extension Promise {
     ///
     /// Like ``recover(on:_:)-(_,(any Error)->Value)``, but `body` returns a promise that the
     /// returned promise follows.
-    @discardableResult
+    @inlinable @discardableResult
     public func recover(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>

@@ -7,7 +7,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Clean-up work.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func ensure(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable () -> Void
@@ -29,7 +29,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Starts the clean-up and returns a promise for its completion.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func ensureThen(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable () throws -> Promise<Void>

@@ -1,37 +1,59 @@
 /// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
+@usableFromInline
 final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
-    private let body: @Sendable (In) throws -> Out
+    @usableFromInline let body: @Sendable (In) throws -> Out
 
-    init(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) {
+    @usableFromInline
+    init(
+        child: PromiseCore<Out>, context: any ExecutionContext,
+        body: @escaping @Sendable (In) throws -> Out, runner: @escaping @Sendable (WorkItem) -> Void
+    ) {
         self.body = body
-        super.init(child: child, context: context)
+        super.init(child: child, context: context, runner: runner)
     }
 
-    override func fire(_ outcome: Outcome<In>) {
-        switch outcome {
-        case .success(let value):
-            do { finish(.success(try body(value))) } catch { finish(.failure(error)) }
-        case .failure(let error):
-            finish(.failure(error))
+    @inlinable
+    static func make(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
+        ThenLink(child: child, context: context, body: body) { item in
+            let link = unsafeDowncast(item, to: ThenLink.self)
+            guard let outcome = link.takeInputForRun() else { return }
+            switch outcome {
+            case .success(let value):
+                do { link.finish(.success(try link.body(value))) } catch { link.finish(.failure(error)) }
+            case .failure(let error):
+                link.finish(.failure(error))
+            }
         }
     }
 }
 
 /// Runs a handler that returns a promise, which the child then follows (R3, adoption).
+@usableFromInline
 final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
-    private let body: @Sendable (In) throws -> Promise<Out>
+    @usableFromInline let body: @Sendable (In) throws -> Promise<Out>
 
-    init(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Promise<Out>) {
+    @usableFromInline
+    init(
+        child: PromiseCore<Out>, context: any ExecutionContext,
+        body: @escaping @Sendable (In) throws -> Promise<Out>, runner: @escaping @Sendable (WorkItem) -> Void
+    ) {
         self.body = body
-        super.init(child: child, context: context)
+        super.init(child: child, context: context, runner: runner)
     }
 
-    override func fire(_ outcome: Outcome<In>) {
-        switch outcome {
-        case .success(let value):
-            do { child.adopt(try body(value).core) } catch { finish(.failure(error)) }
-        case .failure(let error):
-            finish(.failure(error))
+    @inlinable
+    static func make(
+        child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Promise<Out>
+    ) -> FlatThenLink {
+        FlatThenLink(child: child, context: context, body: body) { item in
+            let link = unsafeDowncast(item, to: FlatThenLink.self)
+            guard let outcome = link.takeInputForRun() else { return }
+            switch outcome {
+            case .success(let value):
+                do { link.child.adopt(try link.body(value).core) } catch { link.finish(.failure(error)) }
+            case .failure(let error):
+                link.finish(.failure(error))
+            }
         }
     }
 }
@@ -49,12 +71,12 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Maps the value.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive { ThenLink(child: $0, context: context, body: body) }
+        derive { ThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -69,12 +91,12 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
     ///   - body: Starts the next step. A thrown error rejects the returned promise.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive { FlatThenLink(child: $0, context: context, body: body) }
+        derive { FlatThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -88,7 +110,7 @@ extension Promise {
     ///   - onFulfilled: Maps the value.
     ///   - onRejected: Maps the error, cancellation included.
     /// - Returns: A new promise, a child of this one.
-    @discardableResult
+    @inlinable @discardableResult
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         onFulfilled: @escaping @Sendable (Value) throws -> U,
@@ -107,20 +129,20 @@ extension Promise {
     }
 
     /// Maps the value; the same as ``then(on:_:)-(_,(Value)->U)``.
-    @discardableResult
+    @inlinable @discardableResult
     public func map<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive { ThenLink(child: $0, context: context, body: transform) }
+        derive { ThenLink.make(child: $0, context: context, body: transform) }
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
-    @discardableResult
+    @inlinable @discardableResult
     public func flatMap<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ transform: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive { FlatThenLink(child: $0, context: context, body: transform) }
+        derive { FlatThenLink.make(child: $0, context: context, body: transform) }
     }
 }

@@ -17,9 +17,9 @@
 /// resolver.fulfill(21)
 /// ```
 public struct Promise<Value: Sendable>: Sendable {
-    let core: PromiseCore<Value>
+    @usableFromInline let core: PromiseCore<Value>
 
-    init(core: PromiseCore<Value>) { self.core = core }
+    @inlinable init(core: PromiseCore<Value>) { self.core = core }
 
     /// Creates a pending promise and the resolver that settles it.
     ///
@@ -29,13 +29,14 @@ public struct Promise<Value: Sendable>: Sendable {
     ///     Pair it with ``Resolver/onCancel(_:)`` to stop the underlying work.
     /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
     ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
+    @inlinable
     public static func pending(
         tracksInterest: Bool = false,
-        fileID: String = #fileID,
-        line: Int = #line
+        fileID: StaticString = #fileID,
+        line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
-        let core = PromiseCore<Value>(PromiseStateMachine(tracksInterest: tracksInterest))
-        return (Promise(core: core), Resolver(core: core, site: "\(fileID):\(line)"))
+        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest)
+        return (Promise(core: core), Resolver(core: core, fileID: fileID, line: line))
     }
 
     /// Creates a promise and runs `body` at once with its resolver.
@@ -46,8 +47,8 @@ public struct Promise<Value: Sendable>: Sendable {
     ///     rejects the promise (unless the body settled it first).
     public init(
         tracksInterest: Bool = false,
-        fileID: String = #fileID,
-        line: Int = #line,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: (Resolver<Value>) throws -> Void
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
@@ -68,10 +69,11 @@ public struct Promise<Value: Sendable>: Sendable {
         tracksInterest: Bool = false,
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
-        Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body), tracksInterest: tracksInterest)))
+        Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest))
     }
 
     /// Creates a promise that is already fulfilled with `value`.
+    @inlinable
     public init(value: Value) {
         core = PromiseCore(PromiseStateMachine(outcome: .success(value)))
     }
@@ -89,7 +91,7 @@ public struct Promise<Value: Sendable>: Sendable {
     // MARK: State snapshots
 
     /// Whether the promise is still pending. A snapshot: it may change right after you read it.
-    public var isPending: Bool { core.isPending }
+    @inlinable public var isPending: Bool { !core.isSettled }
 
     /// Whether the promise has been fulfilled (a snapshot).
     public var isFulfilled: Bool { if case .success = core.settledOutcome { true } else { false } }
@@ -122,7 +124,7 @@ extension Promise: Hashable {
 extension Promise {
     /// Creates the child state of a derived promise, registers `makeLink`'s link as an observer
     /// and the child as a dependent, and returns the child.
-    @inline(__always)
+    @inlinable @inline(__always)
     func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
         let child = PromiseCore<Out>(PromiseStateMachine(), parent: core)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
@@ -130,10 +132,11 @@ extension Promise {
     }
 
     /// Derives a promise with an ``OutcomeLink``.
+    @inlinable
     func derive<Out: Sendable>(
         on context: any ExecutionContext,
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive { OutcomeLink(child: $0, context: context, body: body) }
+        derive { OutcomeLink.make(child: $0, context: context, body: body) }
     }
 }

@@ -2,31 +2,29 @@
 /// trees and chains of any depth are handled in constant stack.
 extension PromiseCore {
     /// Carries out what a transition decided, with the gate already left.
+    @inlinable
     nonisolated func carryOut(_ effects: PromiseEffects<Value>) {
         if let body = effects.lazyBody { runLazyBody(body) }
         if let handler = effects.cancelHandler { handler() }
         if !effects.cancelChildren.isEmpty {
-            Self.forwardCancel(to: effects.cancelChildren, reason: effects.cancelReason)
+            forwardCancel(to: effects.cancelChildren, reason: effects.cancelReason)
         }
         if let outcome = effects.outcome, !effects.observers.isEmpty {
-            ThreadState.current.batchingInline { effects.observers.notify(outcome) }
+            withInlineBatch { effects.observers.notify(outcome) }
         }
-        if effects.parentLostInterest { parentNode?.dependentCancelled() }
-        if let adoptee = effects.adopteeLostInterest { adoptee.dependentCancelled() }
-        if effects.cancelSelf { cancel(reason: nil) }
-        if effects.reportDone { reportDoneUpward() }
-        if effects.reattach { reattachUpward() }
+        if effects.parentLostInterest, let parent { loseInterest(parent) }
+        if let adoptee = effects.adopteeLostInterest { loseInterest(adoptee) }
+        if effects.reportDone { reportDoneUpward(from: self) }
+        if effects.reattach { reattachUpward(from: self) }
     }
 
-    // MARK: Cancellation (R5, R6, R7)
-
-    /// Cancels this promise and, through an explicit work list, every descendant.
+    /// Cancels this promise and, through an explicit work list, every descendant (R5).
+    @usableFromInline
     nonisolated func cancel(reason: (any Error)?) {
-        var work: [any PromiseNode] = []
-        cancel(reason: reason, forwardingInto: &work)
-        while let node = work.popLast() { node.cancel(reason: reason, forwardingInto: &work) }
+        cancelTree(self, reason: reason)
     }
 
+    @usableFromInline
     nonisolated func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode]) {
         guard var effects = perform(.cancel(reason: reason)) else { return }
         work.append(contentsOf: effects.cancelChildren)
@@ -34,49 +32,53 @@ extension PromiseCore {
         carryOut(effects)
     }
 
-    private static func forwardCancel(to children: [any PromiseNode], reason: (any Error)?) {
-        var work = children
-        while let node = work.popLast() { node.cancel(reason: reason, forwardingInto: &work) }
-    }
-
-    nonisolated func dependentCancelled() {
-        send(.dependentCancelled)
-    }
-
-    // MARK: Done reports and reattachment
-
-    nonisolated func childDone(_ child: ObjectIdentifier) -> (any PromiseNode)? {
-        guard let effects = perform(.childDone(child)) else { return nil }
-        return effects.reportDone ? self : nil
-    }
-
-    nonisolated func reattach(_ child: any PromiseNode) -> (any PromiseNode)? {
-        guard let effects = perform(.register(observer: nil, child: child, dependent: false)) else { return nil }
-        return effects.reattach ? self : nil
-    }
-
-    private nonisolated func reportDoneUpward() {
-        var child: any PromiseNode = self
-        while let parent = child.parentNode, let done = parent.childDone(ObjectIdentifier(child)) {
-            child = done
-        }
-    }
-
-    private nonisolated func reattachUpward() {
-        var child: any PromiseNode = self
-        while let parent = child.parentNode, let next = parent.reattach(child) {
-            child = next
-        }
-    }
-
-    // MARK: Lazy bodies (R10)
-
-    private nonisolated func runLazyBody(_ body: @Sendable (Resolver<Value>) throws -> Void) {
-        let resolver = Resolver(core: self, site: nil)
+    /// Runs a lazy body with a fresh resolver (R10).
+    @usableFromInline
+    nonisolated func runLazyBody(_ body: @Sendable (Resolver<Value>) throws -> Void) {
+        let resolver = Resolver(core: self, fileID: nil, line: 0)
         do {
             try body(resolver)
         } catch {
             resolver.reject(error)
         }
+    }
+}
+
+/// Cancels `node` and every descendant, with a work list instead of recursion.
+@usableFromInline
+func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
+    var work: [any PromiseNode] = []
+    node.cancel(reason: reason, forwardingInto: &work)
+    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+}
+
+@usableFromInline
+func forwardCancel(to children: [any PromiseNode], reason: (any Error)?) {
+    var work = children
+    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+}
+
+/// Tells `node` that one of its dependents was cancelled; cancels it if that was its last
+/// interested dependent and it tracks interest (R7).
+@usableFromInline
+func loseInterest(_ node: any PromiseNode) {
+    if node.performTree(.dependentCancelled) == true { cancelTree(node, reason: nil) }
+}
+
+/// Reports `node` done to its parent, and so on up while parents become done in turn.
+@usableFromInline
+func reportDoneUpward(from node: any PromiseNode) {
+    var child = node
+    while let parent = child.parentNode, parent.performTree(.childDone(ObjectIdentifier(child))) == true {
+        child = parent
+    }
+}
+
+/// Registers `node` with its parent again after it had been done, and so on up.
+@usableFromInline
+func reattachUpward(from node: any PromiseNode) {
+    var child = node
+    while let parent = child.parentNode, parent.performTree(.reattach(child)) == true {
+        child = parent
     }
 }

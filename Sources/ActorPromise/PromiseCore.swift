@@ -4,25 +4,37 @@ import Synchronization
 ///
 /// The actor is its own serial executor, and that executor is an ``AsyncGate``: synchronous entry
 /// points (`then`, `fulfill`, `cancel`, …) enter the gate on the calling thread, mutate the state
-/// under the actor's isolation, and leave — no `Task`, no thread hop. A call that finds the gate
+/// with the actor's isolation, and leave — no `Task`, no thread hop. A call that finds the gate
 /// taken parks its operation for the thread inside. `checkIsolated` answers from a thread-local
 /// record of which actor's gate this thread holds (never from thread identity), so isolation
 /// checks are exact. Observers are called only after the gate is left.
-actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode {
-    /// The state machine. Exclusive access is guaranteed by the gate (the actor's executor), so
-    /// the dynamic exclusivity check is redundant and switched off.
-    @exclusivity(unchecked) private var machine: PromiseStateMachine<Value>
-    private nonisolated let gate = AsyncGate()
+///
+/// The state has two halves. `machine` (generic: the outcome and the observers) is actor-isolated
+/// and reached from code specialized for `Value`. `tree` (non-generic: children, interest) is
+/// reached from tree walks that do not know `Value`, and is kept outside the generic layout so
+/// those walks run no generic code; it is guarded by the same gate.
+@usableFromInline
+actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
+    @usableFromInline nonisolated let gate = AsyncGate()
     /// Bit 0: settled; bit 1: cancelled. Written under the gate, read without it for snapshots.
-    private nonisolated let flags = Atomic<UInt8>(0)
+    @usableFromInline nonisolated let flags: Atomic<UInt8>
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion.
-    private nonisolated(unsafe) var parent: (any PromiseNode)?
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var parent: (any PromiseNode)?
+    /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
+    /// the dynamic exclusivity check is switched off.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var tree: TreeState
+    /// Isolated to the actor; the gate guarantees exclusive access, so the dynamic exclusivity
+    /// check is switched off.
+    @usableFromInline @exclusivity(unchecked) var machine: PromiseStateMachine<Value>
 
-    init(_ machine: PromiseStateMachine<Value>, parent: (any PromiseNode)? = nil) {
-        self.machine = machine
+    @inlinable
+    init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = false, parent: (any PromiseNode)? = nil) {
+        let settled = machine.outcome != nil
+        self.flags = Atomic(settled ? 1 : 0)
         self.parent = parent
-        if machine.outcome != nil { flags.store(1, ordering: .relaxed) }
+        self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
+        self.machine = machine
     }
 
     deinit {
@@ -33,48 +45,85 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode {
 
     // MARK: Executor
 
+    @usableFromInline
     nonisolated var unownedExecutor: UnownedSerialExecutor { asUnownedSerialExecutor() }
 
     /// Jobs of async code isolated to this actor run on the global pool, each inside the gate.
+    @usableFromInline
     nonisolated func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        WorkerPool.global.submit(ClosureWorkItem { [self] in self.send(.job(job)) })
+        WorkerPool.global.submit(ClosureWorkItem { [self] in _ = self.performTree(.job(job)) })
     }
 
-    private nonisolated var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+    @inlinable
+    nonisolated var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
+    @usableFromInline
     nonisolated func isIsolatingCurrentContext() -> Bool? {
-        ThreadState.current.isolation == identity
+        isIsolated(to: identity)
     }
 
+    @usableFromInline
     nonisolated func checkIsolated() {
-        precondition(ThreadState.current.isolation == identity, "not isolated to this promise's state actor")
+        precondition(isIsolated(to: identity), "not isolated to this promise's state actor")
     }
 
-    // MARK: Applying operations
+    // MARK: Tree operations (no generic code: reached through `any PromiseNode`)
 
-    private static func apply(_ core: isolated PromiseCore, _ op: PromiseOp<Value>) -> PromiseEffects<Value> {
-        let effects = core.machine.apply(op)
-        if effects.outcome != nil || effects.cancelReason != nil || op.isCancel {
-            var bits: UInt8 = core.machine.outcome == nil ? 0 : 1
-            if core.machine.isCancelled { bits |= 2 }
-            core.flags.store(bits, ordering: .releasing)
+    @usableFromInline
+    nonisolated func performTree(_ op: TreeOp) -> Bool? {
+        guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, op)) else { return nil }
+        let outer = enterIsolation(identity)
+        let result = applyTreeHoldingGate(op)
+        gate.leave(restoring: outer)
+        return result
+    }
+
+    nonisolated func applyTreeHoldingGate(_ op: TreeOp) -> Bool {
+        if case .job(let job) = op {
+            job.runSynchronously(on: unownedExecutor)
+            return false
         }
-        if let job = effects.job {
-            job.runSynchronously(on: core.asUnownedSerialExecutor())
+        return tree.apply(op)
+    }
+
+    nonisolated func continueTree(after op: TreeOp, result: Bool) {
+        guard result else { return }
+        switch op {
+        case .childDone: reportDoneUpward(from: self)
+        case .reattach: reattachUpward(from: self)
+        case .dependentCancelled: cancelTree(self, reason: nil)
+        case .adopting, .job: break
         }
+    }
+
+}
+
+// Value operations live in an extension: extension methods are dispatched statically, so calls
+// from client code specialize for `Value` (methods in an actor's body go through its vtable).
+extension PromiseCore {
+    // MARK: Value operations (specialized at the call site)
+
+    @inlinable
+    static func apply(_ core: isolated PromiseCore, _ op: PromiseOp<Value>) -> PromiseEffects<Value> {
+        let effects = core.machine.apply(op, tree: &core.tree)
+        let bits: UInt8 = (core.tree.isSettled ? 1 : 0) | (core.tree.isCancelled ? 2 : 0)
+        if bits != core.flags.load(ordering: .relaxed) { core.flags.store(bits, ordering: .releasing) }
         return effects
     }
 
     /// Applies `op` with the actor's isolation. Only called with the gate held.
-    @inline(__always)
-    private nonisolated func applyIsolated(_ op: PromiseOp<Value>) -> PromiseEffects<Value> {
+    @inlinable @inline(__always)
+    nonisolated func applyHoldingGate(_ op: PromiseOp<Value>) -> PromiseEffects<Value> {
         #if DEBUG
         // The checked path: the runtime asks `isIsolatingCurrentContext`, which must say yes.
         return assumeIsolated { core in PromiseCore.apply(core, op) }
         #else
-        // The gate guarantees the isolation `assumeIsolated` would check; skip the runtime query.
-        let isolatedApply: (isolated PromiseCore, PromiseOp<Value>) -> PromiseEffects<Value> = PromiseCore.apply
+        // The gate guarantees what `assumeIsolated` would check; skip the runtime query.
+        // A closure literal (not a reference to `apply`) so that it is specialized with the caller.
+        let isolatedApply: (isolated PromiseCore, PromiseOp<Value>) -> PromiseEffects<Value> = { core, op in
+            PromiseCore.apply(core, op)
+        }
         return unsafeBitCast(isolatedApply, to: ((PromiseCore, PromiseOp<Value>) -> PromiseEffects<Value>).self)(self, op)
         #endif
     }
@@ -83,72 +132,39 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode {
     ///
     /// - Returns: The effects of `op` when it was applied now (the caller carries them out);
     ///   `nil` when it was parked (the thread inside carries them out).
-    @inline(__always)
+    @inlinable
     nonisolated func perform(_ op: PromiseOp<Value>) -> PromiseEffects<Value>? {
-        if gate.tryEnter() { return applyAndLeave(op) }
-        return performContended(op)
-    }
-
-    @inline(never)
-    private nonisolated func performContended(_ op: PromiseOp<Value>) -> PromiseEffects<Value>? {
-        let node = ParkedOp(op)
-        if gate.enterOrPark(node, link: { $0.next = $1 }) { return applyAndLeave(op) }
-        return nil
-    }
-
-    private nonisolated func applyAndLeave(_ op: PromiseOp<Value>) -> PromiseEffects<Value> {
-        let thread = ThreadState.current
-        let outer = thread.isolation
-        thread.isolation = identity
-        let effects = applyIsolated(op)
-        var parkedEffects: [PromiseEffects<Value>] = []
-        while let chain = gate.leaveOrTakeParked() {
-            for parked in Self.unpark(chain) { parkedEffects.append(applyIsolated(parked)) }
-        }
-        thread.isolation = outer
-        for parked in parkedEffects { carryOut(parked) }
+        guard gate.tryEnter() || gate.enterOrPark(ParkedValueOp(self, op)) else { return nil }
+        let outer = enterIsolation(identity)
+        let effects = applyHoldingGate(op)
+        gate.leave(restoring: outer)
         return effects
     }
 
-    /// Turns a parked chain (most recent first) into operations in arrival order.
-    private static func unpark(_ head: UInt) -> [PromiseOp<Value>] {
-        var ops: [PromiseOp<Value>] = []
-        var bits = head
-        while bits != 0 {
-            let node = Unmanaged<ParkedOp<Value>>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeRetainedValue()
-            ops.append(node.op)
-            bits = node.next
-        }
-        ops.reverse()
-        return ops
-    }
-
     /// Applies `op` and carries out its effects.
-    @inline(__always)
+    @inlinable
     nonisolated func send(_ op: PromiseOp<Value>) {
         if let effects = perform(op) { carryOut(effects) }
     }
 
     // MARK: Snapshots
 
-    nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }
-    nonisolated var isPending: Bool { !isSettled }
-    nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
-    nonisolated var parentNode: (any PromiseNode)? { parent }
+    @inlinable nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }
+    @usableFromInline nonisolated var isPending: Bool { !isSettled }
+    @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
+    @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
 
     /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
     /// settled bit is published with release ordering, and never changes afterwards.
+    @inlinable
     nonisolated var settledOutcome: Outcome<Value>? {
         guard isSettled else { return nil }
         let read: (isolated PromiseCore) -> Outcome<Value>? = { $0.machine.outcome }
         return unsafeBitCast(read, to: ((PromiseCore) -> Outcome<Value>?).self)(self)
     }
 
+    @usableFromInline
     nonisolated var anyOutcome: Outcome<any Sendable>? {
         settledOutcome.map { $0.map { $0 as any Sendable } }
     }
-}
-
-extension PromiseOp {
-    var isCancel: Bool { if case .cancel = self { true } else { false } }
 }

@@ -1,5 +1,10 @@
 /// The type-erased face of a promise's state actor, used to walk the promise tree: cancellation
-/// travels down it, "done" reports and interest travel up.
+/// travels down it, "done" reports and lost interest travel up.
+///
+/// Walks reach promises whose value type is unknown, so every requirement except `cancel` and
+/// `anyOutcome` is implemented with non-generic state only (``TreeState``): unspecialized generic
+/// code would pay a metadata look-up per generic value it touches.
+@usableFromInline
 protocol PromiseNode: AnyObject, Sendable {
     /// The promise this one was derived from (`then` and friends), if any.
     var parentNode: (any PromiseNode)? { get }
@@ -11,29 +16,43 @@ protocol PromiseNode: AnyObject, Sendable {
     var anyOutcome: Outcome<any Sendable>? { get }
     /// Cancels this promise; children to forward to are appended to `work` when known now.
     func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode])
-    /// A child reports that it and all its descendants have settled. Returns this node when it
-    /// became done by that report, so that the caller can continue up the tree without recursion.
-    func childDone(_ child: ObjectIdentifier) -> (any PromiseNode)?
-    /// Registers a child again after this node had reported itself done. Returns this node when
-    /// it must in turn re-register with its own parent.
-    func reattach(_ child: any PromiseNode) -> (any PromiseNode)?
-    /// A dependent (child, adopter or awaiter) was cancelled while this promise was pending.
-    func dependentCancelled()
+    /// Applies a tree operation now, or parks it for the thread holding the gate (`nil`).
+    func performTree(_ op: TreeOp) -> Bool?
+}
+
+/// Operations on the non-generic half of a promise's state.
+@usableFromInline
+enum TreeOp: Sendable {
+    /// A child reports that it and its descendants are settled. Result: this node became done.
+    case childDone(ObjectIdentifier)
+    /// A child registers again after this node had reported itself done. Result: this node
+    /// must register again with its own parent.
+    case reattach(any PromiseNode)
+    /// A dependent was cancelled. Result: this promise should cancel itself (interest, R7).
+    case dependentCancelled
+    /// The promise now follows `node` (adoption); cancelling it tells `node` of lost interest.
+    case adopting(any PromiseNode)
+    /// A job of async code isolated to the state actor.
+    case job(UnownedJob)
 }
 
 /// The live children of a promise: those that, or whose descendants, are still pending. Kept so
 /// that cancellation reaches them after the parent settled. The first is stored inline.
+@usableFromInline
 struct ChildList {
-    private var first: (any PromiseNode)?
-    private var rest: [ObjectIdentifier: any PromiseNode] = [:]
+    @usableFromInline var first: (any PromiseNode)?
+    @usableFromInline var rest: [ObjectIdentifier: any PromiseNode]?
 
-    var isEmpty: Bool { first == nil && rest.isEmpty }
+    @inlinable init() {}
 
-    mutating func insert(_ child: any PromiseNode) {
+    @inlinable var isEmpty: Bool { first == nil && (rest?.isEmpty ?? true) }
+
+    @inlinable mutating func insert(_ child: any PromiseNode) {
         if first == nil {
             first = child
         } else {
-            rest[ObjectIdentifier(child)] = child
+            rest = rest ?? [:]
+            rest![ObjectIdentifier(child)] = child
         }
     }
 
@@ -42,14 +61,13 @@ struct ChildList {
             self.first = nil
             return
         }
-        rest[id] = nil
+        rest?[id] = nil
     }
 
     var all: [any PromiseNode] {
         var nodes: [any PromiseNode] = []
-        nodes.reserveCapacity(rest.count + 1)
         if let first { nodes.append(first) }
-        nodes.append(contentsOf: rest.values)
+        if let rest { nodes.append(contentsOf: rest.values) }
         return nodes
     }
 }

@@ -11,20 +11,23 @@ import Synchronization
 /// come instead of waiting forever — and ``PromiseDiagnostics/abandonmentHandler`` is told where
 /// the promise was created (R8).
 public final class Resolver<Value: Sendable>: Sendable {
-    let core: PromiseCore<Value>
-    private let site: String?
+    @usableFromInline let core: PromiseCore<Value>
+    private let fileID: StaticString?
+    private let line: UInt
     /// Whether this resolver has sent a settlement. The state actor may apply it a moment later
     /// (when its gate was busy), so `deinit` asks this rather than the promise.
-    private let hasSettled = Atomic<Bool>(false)
+    @usableFromInline let hasSettled = Atomic<Bool>(false)
 
-    init(core: PromiseCore<Value>, site: String?) {
+    @usableFromInline
+    init(core: PromiseCore<Value>, fileID: StaticString?, line: UInt) {
         self.core = core
-        self.site = site
+        self.fileID = fileID
+        self.line = line
     }
 
     deinit {
         guard !hasSettled.load(ordering: .relaxed), core.isPending else { return }
-        let error = PromiseError(.abandoned, site: site)
+        let error = PromiseError(.abandoned, site: fileID.map { "\($0):\(line)" })
         PromiseDiagnostics.reportAbandoned(error)
         core.send(.settle(.failure(error)))
     }
@@ -40,18 +43,21 @@ public final class Resolver<Value: Sendable>: Sendable {
     public var isPending: Bool { core.isPending }
 
     /// Fulfils the promise with `value`; ignored if it has already settled.
+    @inlinable
     public func fulfill(_ value: Value) {
         hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(.success(value)))
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
+    @inlinable
     public func reject(_ error: any Error) {
         hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(.failure(error)))
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
+    @inlinable
     public func resolve(_ result: Result<Value, some Error>) {
         hasSettled.store(true, ordering: .relaxed)
         core.send(.settle(result.mapError { $0 as any Error }))
@@ -60,6 +66,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// Makes the promise follow `other`: it settles as `other` settles (Promises/A+ §2.3.2).
     ///
     /// Resolving a promise with itself rejects it with ``PromiseError/Code/selfResolution``.
+    @inlinable
     public func resolve(with other: Promise<Value>) {
         hasSettled.store(true, ordering: .relaxed)
         core.adopt(other.core)

@@ -12,8 +12,8 @@ extension Promise {
     public init(
         priority: TaskPriority? = nil,
         tracksInterest: Bool = false,
-        fileID: String = #fileID,
-        line: Int = #line,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         operation: @escaping @Sendable () async throws -> Value
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)

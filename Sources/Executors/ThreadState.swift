@@ -6,22 +6,23 @@
 /// - the promise state actor currently isolated on this thread (for `checkIsolated`);
 /// - a graveyard that releases long parent chains iteratively instead of recursively.
 ///
-/// It is only ever touched by its own thread, so it needs no lock; it is not `Sendable`.
+/// It is only ever touched by its own thread, so it needs no lock and no dynamic exclusivity
+/// checks (each access is short and never overlaps another); it is not `Sendable`.
 package final class ThreadState {
     /// Items waiting for the inline drain loop running on this thread.
-    package var inlineQueue = WorkQueue()
+    @exclusivity(unchecked) package var inlineQueue = WorkQueue()
     /// Whether an inline drain loop is running on this thread.
-    package var isDraining = false
+    @exclusivity(unchecked) package var isDraining = false
     /// The pool whose worker this thread is, if any.
-    package unowned(unsafe) var pool: WorkerPool?
+    @exclusivity(unchecked) package unowned(unsafe) var pool: WorkerPool?
     /// A continuation submitted by the running job to this thread's own pool.
-    package var nextSlot: WorkItem?
+    @exclusivity(unchecked) package var nextSlot: WorkItem?
     /// Identity of the state actor whose gate this thread holds, if any.
-    package var isolation: UnsafeRawPointer?
+    @exclusivity(unchecked) package var isolation: UnsafeRawPointer?
     /// Identity of the serial executor running a job on this thread, if any.
-    package var runningExecutor: UnsafeRawPointer?
-    private var graveyard: [AnyObject] = []
-    private var isBurying = false
+    @exclusivity(unchecked) package var runningExecutor: UnsafeRawPointer?
+    @exclusivity(unchecked) private var graveyard: [AnyObject] = []
+    @exclusivity(unchecked) private var isBurying = false
 
     private init() {}
 
@@ -86,6 +87,34 @@ package final class ThreadState {
         while let next = graveyard.popLast() { _ = next }
         isBurying = false
     }
+}
+
+/// Runs `body` with an inline drain loop active on this thread: inline work it submits runs after
+/// it returns, in order, in constant stack.
+@usableFromInline
+package func withInlineBatch(_ body: () -> Void) {
+    ThreadState.current.batchingInline(body)
+}
+
+/// Records that this thread now holds the gate of the state actor `identity`; returns the
+/// previous record, to hand back to ``leaveIsolation(restoring:)``.
+@usableFromInline
+package func enterIsolation(_ identity: UnsafeRawPointer) -> UnsafeRawPointer? {
+    let thread = ThreadState.current
+    let outer = thread.isolation
+    thread.isolation = identity
+    return outer
+}
+
+/// Restores the record replaced by ``enterIsolation(_:)``.
+@usableFromInline
+package func leaveIsolation(restoring outer: UnsafeRawPointer?) {
+    ThreadState.current.isolation = outer
+}
+
+/// Whether this thread holds the gate of the state actor `identity`.
+package func isIsolated(to identity: UnsafeRawPointer) -> Bool {
+    ThreadState.current.isolation == identity
 }
 
 private let threadStateKey: pthread_key_t = {

@@ -14,13 +14,19 @@
 /// submission, read by `run()`.
 open class WorkItem: @unchecked Sendable {
     /// The next item in whichever intrusive queue holds this one.
-    package final var next: WorkItem?
+    @exclusivity(unchecked) package final var next: WorkItem?
+    /// The library's own items run through a function specialized for their concrete type,
+    /// created where that type is known, so a context never runs unspecialized generic code.
+    @usableFromInline package final let runner: (@Sendable (WorkItem) -> Void)?
 
     /// Creates a work item.
-    public init() {}
+    public init() { runner = nil }
+
+    /// Creates a work item that `run()` hands to `runner`.
+    @inlinable package init(runner: @escaping @Sendable (WorkItem) -> Void) { self.runner = runner }
 
     /// Does the work. Called once, on the context's thread.
-    open func run() {}
+    open func run() { runner?(self) }
 
     /// Called instead of ``run()`` when a context drops the item without running it.
     ///
@@ -35,6 +41,7 @@ public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
     /// Creates a work item that calls `body` when it runs; a discarded item never calls it.
     public init(_ body: @escaping @Sendable () -> Void) {
         self.body = body
+        super.init()
     }
 
     public override func run() { body() }

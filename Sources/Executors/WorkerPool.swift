@@ -18,8 +18,8 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
     /// The number of threads in the pool.
     public let threadCount: Int
     private let lock = ConditionLock()
-    private var queue = WorkQueue()
-    private var idleThreads = 0
+    @exclusivity(unchecked) private var queue = WorkQueue()
+    @exclusivity(unchecked) private var idleThreads = 0
 
     /// Creates a pool and starts its threads. Pools live as long as the process; create few.
     ///

@@ -1,73 +1,109 @@
 import Testing
 @testable import ActorPromise
 
-/// The state machine, driven directly: no threads, no actors.
+/// The two halves of a promise's state, driven directly: no threads, no actors.
 @Suite("Promise state machine")
 struct StateMachineTests {
-    final class Probe: Observer<Int>, @unchecked Sendable {}
+    static func probe() -> Observer<Int> { CallbackObserver.make { _ in } }
+    static func pendingTree(tracksInterest: Bool = false) -> TreeState {
+        TreeState(isSettled: false, tracksInterest: tracksInterest)
+    }
 
     @Test("R1 settle once; the second settle has no effect")
     func settleOnce() throws {
+        var tree = Self.pendingTree()
         var machine = PromiseStateMachine<Int>()
-        let first = machine.settle(.success(1))
+        let first = machine.settle(.success(1), tree: &tree)
+        let second = machine.settle(.success(2), tree: &tree)
         #expect(first.outcome != nil)
-        let second = machine.settle(.success(2))
         #expect(second.outcome == nil)
         #expect(try machine.outcome?.get() == 1)
+        #expect(tree.isSettled)
     }
 
-    @Test("R2 observers registered while pending are handed out at settlement")
+    @Test("R2 observers registered while pending are handed out at settlement, later ones at once")
     func observersHandedOut() {
+        var tree = Self.pendingTree()
         var machine = PromiseStateMachine<Int>()
-        let pendingRegistration = machine.register(Probe(), child: nil, dependent: false)
-        #expect(pendingRegistration.observers.isEmpty)
-        let settled = machine.settle(.success(1))
+        let early = machine.register(Self.probe(), child: nil, dependent: false, tree: &tree)
+        let settled = machine.settle(.success(1), tree: &tree)
+        #expect(early.observers.isEmpty)
         #expect(!settled.observers.isEmpty)
-        let late = machine.register(Probe(), child: nil, dependent: false)
-        #expect(!late.observers.isEmpty, "a late observer gets the outcome at once")
-        #expect(late.outcome != nil)
+        let late = machine.register(Self.probe(), child: nil, dependent: false, tree: &tree)
+        #expect(!late.observers.isEmpty && late.outcome != nil)
     }
 
-    @Test("R5 cancel settles a pending machine once and reports lost interest")
-    func cancelTransitions() {
+    @Test("R5 cancel settles a pending promise once and reports lost interest")
+    func cancelPending() {
+        var tree = Self.pendingTree()
         var machine = PromiseStateMachine<Int>()
-        let effects = machine.cancel(reason: nil)
+        let effects = machine.cancel(reason: nil, tree: &tree)
         #expect(effects.parentLostInterest)
-        #expect(machine.isCancelled)
-        #expect((machine.outcome.flatMap { try? $0.get() }) == nil)
-        let again = machine.cancel(reason: nil)
+        #expect(tree.isCancelled)
+        #expect(effects.outcome.map { (try? $0.get()) == nil } == true)
+        let again = machine.cancel(reason: nil, tree: &tree)
         #expect(!again.parentLostInterest && again.outcome == nil)
     }
 
-    @Test("R5 cancel of a settled machine keeps the outcome")
+    @Test("R5 cancel of a settled promise keeps the outcome")
     func cancelSettled() throws {
+        var tree = TreeState(isSettled: true, tracksInterest: false)
         var machine = PromiseStateMachine<Int>(outcome: .success(3))
-        let effects = machine.cancel(reason: nil)
-        #expect(effects.outcome == nil)
-        #expect(!effects.parentLostInterest)
+        let effects = machine.cancel(reason: nil, tree: &tree)
+        #expect(effects.outcome == nil && !effects.parentLostInterest)
         #expect(try machine.outcome?.get() == 3)
     }
 
-    @Test("R7 interest: cancelSelf only when every dependent was cancelled")
+    @Test("R6 the cancellation handler is handed out only with a cancellation of a pending promise")
+    func cancelHandler() {
+        var tree = Self.pendingTree()
+        var machine = PromiseStateMachine<Int>()
+        _ = machine.onCancel({})
+        let cancelled = machine.cancel(reason: nil, tree: &tree)
+        let late = machine.onCancel({})
+        #expect(cancelled.cancelHandler != nil)
+        #expect(late.cancelHandler != nil, "registered after the cancellation: at once")
+        var settledTree = Self.pendingTree()
+        var settled = PromiseStateMachine<Int>()
+        _ = settled.settle(.success(1), tree: &settledTree)
+        let never = settled.onCancel({})
+        #expect(never.cancelHandler == nil)
+    }
+
+    @Test("R7 interest: cancel itself only when every dependent was cancelled")
     func interest() {
-        var machine = PromiseStateMachine<Int>(tracksInterest: true)
-        _ = machine.register(nil, child: nil, dependent: true)
-        _ = machine.register(nil, child: nil, dependent: true)
-        #expect(!machine.dependentCancelled().cancelSelf)
-        #expect(machine.dependentCancelled().cancelSelf)
+        var tree = Self.pendingTree(tracksInterest: true)
+        _ = tree.add(child: nil, dependent: true)
+        _ = tree.add(child: nil, dependent: true)
+        let afterFirst = tree.apply(.dependentCancelled)
+        let afterSecond = tree.apply(.dependentCancelled)
+        #expect(!afterFirst)
+        #expect(afterSecond)
+        var untracked = Self.pendingTree()
+        _ = untracked.add(child: nil, dependent: true)
+        let untrackedResult = untracked.apply(.dependentCancelled)
+        #expect(!untrackedResult)
     }
 
     @Test("R10 the lazy body is handed out with the first observer only")
     func lazyHook() {
+        var tree = Self.pendingTree()
         var machine = PromiseStateMachine<Int>(hook: .lazy { _ in })
-        #expect(machine.register(Probe(), child: nil, dependent: false).lazyBody != nil)
-        #expect(machine.register(Probe(), child: nil, dependent: false).lazyBody == nil)
+        let first = machine.register(Self.probe(), child: nil, dependent: false, tree: &tree)
+        let second = machine.register(Self.probe(), child: nil, dependent: false, tree: &tree)
+        #expect(first.lazyBody != nil)
+        #expect(second.lazyBody == nil)
     }
 
-    @Test("a settled machine without children is done and reports it once")
-    func doneReport() {
-        var machine = PromiseStateMachine<Int>()
-        #expect(machine.settle(.success(1)).reportDone)
-        #expect(machine.isDone)
+    @Test("a settled node without children is done; a child makes it reattach; the child's report makes it done again")
+    func doneAndReattach() {
+        let child = PromiseCore<Int>(PromiseStateMachine())
+        var tree = Self.pendingTree()
+        let done = tree.settle()
+        let reattach = tree.add(child: child, dependent: true)
+        let doneAgain = tree.apply(.childDone(ObjectIdentifier(child)))
+        #expect(done, "settled with no children: done")
+        #expect(reattach, "a new child undoes done: reattach")
+        #expect(doneAgain, "its report makes the node done again")
     }
 }

@@ -1,0 +1,77 @@
+/// The non-generic half of a promise's state: its place in the promise tree.
+///
+/// - Children are held while they, or their descendants, are pending, so that `cancel` reaches
+///   them after this promise settled (R5). A node is *done* once it is settled and holds no
+///   children; it then leaves its parent's list, so settled trees can be freed.
+/// - Dependents (derived promises, adopters, awaiters) are counted for interest tracking (R7).
+///
+/// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
+@usableFromInline
+struct TreeState {
+    @usableFromInline var children = ChildList()
+    @usableFromInline var adoptee: (any PromiseNode)?
+    @usableFromInline var dependents: UInt32 = 0
+    @usableFromInline var cancelledDependents: UInt32 = 0
+    @usableFromInline var isSettled: Bool
+    @usableFromInline var isDone: Bool
+    @usableFromInline var isCancelled = false
+    @usableFromInline let tracksInterest: Bool
+
+    @inlinable
+    init(isSettled: Bool, tracksInterest: Bool) {
+        self.isSettled = isSettled
+        self.isDone = isSettled
+        self.tracksInterest = tracksInterest
+    }
+
+    /// Records a new child (and/or dependent). Returns whether this node had been done and must
+    /// register with its own parent again.
+    @inlinable
+    mutating func add(child: (any PromiseNode)?, dependent: Bool) -> Bool {
+        if dependent { dependents += 1 }
+        guard let child else { return false }
+        children.insert(child)
+        guard isDone else { return false }
+        isDone = false
+        return true
+    }
+
+    /// Records settlement. Returns whether this node is now done.
+    @inlinable
+    mutating func settle() -> Bool {
+        isSettled = true
+        adoptee = nil
+        guard children.isEmpty, !isDone else { return false }
+        isDone = true
+        return true
+    }
+
+    /// Applies a tree operation; see ``TreeOp`` for what the result means.
+    mutating func apply(_ op: TreeOp) -> Bool {
+        switch op {
+        case .childDone(let id):
+            children.remove(id)
+            guard isSettled, children.isEmpty, !isDone else { return false }
+            isDone = true
+            return true
+        case .reattach(let child):
+            return add(child: child, dependent: false)
+        case .dependentCancelled:
+            cancelledDependents += 1
+            return tracksInterest && !isSettled && cancelledDependents >= dependents
+        case .adopting(let node):
+            if !isSettled { adoptee = node }
+            return false
+        case .job:
+            return false
+        }
+    }
+
+    /// Marks the node cancelled. Returns the children to forward to, or `nil` if it had been
+    /// cancelled before (a second `cancel` does nothing).
+    mutating func cancel() -> [any PromiseNode]? {
+        guard !isCancelled else { return nil }
+        isCancelled = true
+        return children.all
+    }
+}
