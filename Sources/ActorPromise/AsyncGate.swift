@@ -51,7 +51,9 @@ struct AsyncGate: ~Copyable, Sendable {
     @inlinable @inline(__always)
     func leave(restoring outer: UnsafeRawPointer?) {
         if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged {
+            #if DEBUG
             leaveIsolation(restoring: outer)
+            #endif
             return
         }
         leaveApplyingParked(restoring: outer)
@@ -78,7 +80,9 @@ struct AsyncGate: ~Copyable, Sendable {
             }
             current = word.load(ordering: .acquiring)
         }
+        #if DEBUG
         leaveIsolation(restoring: outer)
+        #endif
         for work in deferred { work() }
     }
 

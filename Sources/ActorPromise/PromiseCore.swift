@@ -5,9 +5,10 @@ import Synchronization
 /// The actor is its own serial executor, and that executor is an ``AsyncGate``: synchronous entry
 /// points (`then`, `fulfill`, `cancel`, …) enter the gate on the calling thread, mutate the state
 /// with the actor's isolation, and leave — no `Task`, no thread hop. A call that finds the gate
-/// taken parks its operation for the thread inside. `checkIsolated` answers from a thread-local
-/// record of which actor's gate this thread holds (never from thread identity), so isolation
-/// checks are exact. Observers are called only after the gate is left.
+/// taken parks its operation for the thread inside. In debug builds every operation proves its
+/// isolation with `assumeIsolated`, and `checkIsolated` answers from a thread-local record of
+/// which actor's gate this thread holds (never from thread identity), so the check is exact.
+/// Observers are called only after the gate is left.
 ///
 /// The state has two halves. `machine` (generic: the outcome and the observers) is actor-isolated
 /// and reached from code specialized for `Value`. `tree` (non-generic: children, interest) is
@@ -24,9 +25,13 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var tree: TreeState
-    /// Isolated to the actor; the gate guarantees exclusive access, so the dynamic exclusivity
-    /// check is switched off.
-    @usableFromInline @exclusivity(unchecked) var machine: PromiseStateMachine<Value>
+    /// The value half. It belongs to the actor and is only touched while the gate — the actor's
+    /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
+    /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
+    /// runtime's isolation query and a function-type cast, which cost more than the operation
+    /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
+    /// the gate already guarantees exclusive access.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var machine: PromiseStateMachine<Value>
 
     @inlinable
     init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = false, parent: (any PromiseNode)? = nil) {
@@ -58,6 +63,17 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @inlinable
     nonisolated var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
 
+    /// Debug builds record, per thread, which state actor's gate the thread holds, so that
+    /// `checkIsolated` is exact. Release builds make no isolation query, so they skip the record.
+    @inlinable @inline(__always)
+    nonisolated func recordIsolation() -> UnsafeRawPointer? {
+        #if DEBUG
+        return enterIsolation(identity)
+        #else
+        return nil
+        #endif
+    }
+
     @usableFromInline
     nonisolated func isIsolatingCurrentContext() -> Bool? {
         isIsolated(to: identity)
@@ -73,7 +89,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline
     nonisolated func performTree(_ op: TreeOp) -> Bool? {
         guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, op)) else { return nil }
-        let outer = enterIsolation(identity)
+        let outer = recordIsolation()
         let result = applyTreeHoldingGate(op)
         gate.leave(restoring: outer)
         return result
@@ -104,28 +120,18 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
 extension PromiseCore {
     // MARK: Value operations (specialized at the call site)
 
-    @inlinable
-    static func apply(_ core: isolated PromiseCore, _ op: PromiseOp<Value>) -> PromiseEffects<Value> {
-        let effects = core.machine.apply(op, tree: &core.tree)
-        let bits: UInt8 = (core.tree.isSettled ? 1 : 0) | (core.tree.isCancelled ? 2 : 0)
-        if bits != core.flags.load(ordering: .relaxed) { core.flags.store(bits, ordering: .releasing) }
-        return effects
-    }
-
-    /// Applies `op` with the actor's isolation. Only called with the gate held.
+    /// Applies `op` to the state. Only called with the gate held, which is what makes this
+    /// thread the actor's executor for the moment.
     @inlinable @inline(__always)
     nonisolated func applyHoldingGate(_ op: PromiseOp<Value>) -> PromiseEffects<Value> {
         #if DEBUG
-        // The checked path: the runtime asks `isIsolatingCurrentContext`, which must say yes.
-        return assumeIsolated { core in PromiseCore.apply(core, op) }
-        #else
-        // The gate guarantees what `assumeIsolated` would check; skip the runtime query.
-        // A closure literal (not a reference to `apply`) so that it is specialized with the caller.
-        let isolatedApply: (isolated PromiseCore, PromiseOp<Value>) -> PromiseEffects<Value> = { core, op in
-            PromiseCore.apply(core, op)
-        }
-        return unsafeBitCast(isolatedApply, to: ((PromiseCore, PromiseOp<Value>) -> PromiseEffects<Value>).self)(self, op)
+        // Debug builds prove the isolation on every operation: the runtime asks
+        // `isIsolatingCurrentContext`, which answers from the thread's gate record.
+        assumeIsolated { _ in }
         #endif
+        let effects = machine.apply(op, tree: &tree)
+        if effects.flags != flags.load(ordering: .relaxed) { flags.store(effects.flags, ordering: .releasing) }
+        return effects
     }
 
     /// Applies `op` now if the gate is free, or parks it for the thread inside.
@@ -135,7 +141,7 @@ extension PromiseCore {
     @inlinable
     nonisolated func perform(_ op: PromiseOp<Value>) -> PromiseEffects<Value>? {
         guard gate.tryEnter() || gate.enterOrPark(ParkedValueOp(self, op)) else { return nil }
-        let outer = enterIsolation(identity)
+        let outer = recordIsolation()
         let effects = applyHoldingGate(op)
         gate.leave(restoring: outer)
         return effects
@@ -159,8 +165,7 @@ extension PromiseCore {
     @inlinable
     nonisolated var settledOutcome: Outcome<Value>? {
         guard isSettled else { return nil }
-        let read: (isolated PromiseCore) -> Outcome<Value>? = { $0.machine.outcome }
-        return unsafeBitCast(read, to: ((PromiseCore) -> Outcome<Value>?).self)(self)
+        return machine.outcome
     }
 
     @usableFromInline

@@ -22,6 +22,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var reportDone = false
     @usableFromInline var reattach = false
     @usableFromInline var parentLostInterest = false
+    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled.
+    @usableFromInline var flags: UInt8 = 0
 
     @inlinable init() {}
 }
@@ -59,12 +61,14 @@ struct PromiseStateMachine<Value: Sendable> {
 
     @inlinable
     mutating func apply(_ op: PromiseOp<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
-        switch op {
+        var effects = switch op {
         case .settle(let outcome): settle(outcome, tree: &tree)
         case .register(let observer, let child, let dependent): register(observer, child: child, dependent: dependent, tree: &tree)
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
         case .onCancel(let handler): onCancel(handler)
         }
+        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0)
+        return effects
     }
 
     @inlinable
