@@ -21,6 +21,15 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
         child.send(.settle(.failure(PromiseError(.abandoned, site: "a handler dropped by its execution context"))))
     }
 
+    /// An operation queue cancelled the handler before it ran: the child is cancelled.
+    override func cancelWhileQueued() {
+        input = nil
+        cancelTree(child, reason: nil)
+    }
+
+    /// Once the child is settled (cancelled), running the handler is pointless.
+    override var isObsolete: Bool { child.isSettled }
+
     /// The outcome to work on, unless the child was settled (cancelled) meanwhile: a child
     /// cancelled while its handler waited in the queue skips the handler.
     @inlinable @inline(__always)

@@ -79,6 +79,19 @@ extension Promise {
         derive { ThenLink.make(child: $0, context: context, body: body) }
     }
 
+    /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
+    ///
+    /// This overload lets multi-statement handlers that return nothing type-check without
+    /// annotations. The returned promise is fulfilled with `()` after `body` returns, or rejected
+    /// with what it throws (or with this promise's error, in which case `body` is skipped).
+    @inlinable @discardableResult
+    public func then(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Void> {
+        derive { ThenLink.make(child: $0, context: context, body: body) }
+    }
+
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
     ///
     /// The returned promise settles as the inner promise settles, including when the inner

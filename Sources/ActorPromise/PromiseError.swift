@@ -25,6 +25,9 @@ public struct PromiseError: Error, CustomStringConvertible {
         public static let selfResolution = Code(3)
         /// A deadline passed before the promise settled.
         public static let timedOut = Code(4)
+        /// A blocking wait was refused because it would block the thread that has to settle the
+        /// promise (see ``Promise/wait(timeout:)``).
+        public static let wouldDeadlock = Code(5)
 
         public var description: String {
             switch self {
@@ -32,6 +35,7 @@ public struct PromiseError: Error, CustomStringConvertible {
             case .abandoned: "abandoned"
             case .selfResolution: "selfResolution"
             case .timedOut: "timedOut"
+            case .wouldDeadlock: "wouldDeadlock"
             default: "code(\(raw))"
             }
         }
@@ -72,6 +76,8 @@ public struct PromiseError: Error, CustomStringConvertible {
             return "PromiseError.selfResolution: a handler returned the promise it was meant to resolve"
         case .timedOut:
             return "PromiseError.timedOut"
+        case .wouldDeadlock:
+            return "PromiseError.wouldDeadlock: \(site ?? "a blocking wait") would block the thread that has to settle the promise"
         default:
             return "PromiseError.\(code)"
         }

@@ -1,3 +1,10 @@
+/// Seconds on a monotonic clock, for deadlines.
+package func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
 /// A mutex with a condition variable, built on pthreads.
 ///
 /// The worker pool and the run-loop threads park idle threads on it. pthreads are used rather
@@ -29,6 +36,17 @@ package final class ConditionLock: @unchecked Sendable {
 
     /// Waits for a signal; the lock must be held and is held again on return.
     package func wait() { pthread_cond_wait(condition, mutex) }
+
+    /// Waits for a signal or until `seconds` have passed; the lock must be held.
+    package func wait(seconds: Double) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
+        var deadline = timespec()
+        deadline.tv_sec = Int(total)
+        deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
+        pthread_cond_timedwait(condition, mutex, &deadline)
+    }
 
     /// Wakes one waiting thread.
     package func signal() { pthread_cond_signal(condition) }

@@ -30,8 +30,17 @@ open class WorkItem: @unchecked Sendable {
 
     /// Called instead of ``run()`` when a context drops the item without running it.
     ///
-    /// The default does nothing; promise handlers reject their promise here.
+    /// The default does nothing; promise handlers reject their promise with
+    /// `PromiseError.abandoned` here.
     open func discard() {}
+
+    /// Called instead of ``run()`` when the item is cancelled while queued (an operation queue's
+    /// `cancel`). The default calls ``discard()``; promise handlers cancel their promise instead.
+    open func cancelWhileQueued() { discard() }
+
+    /// Whether running the item would be pointless: a promise handler whose promise was already
+    /// cancelled. Contexts that can remove queued work drop such items without running them.
+    open var isObsolete: Bool { false }
 }
 
 /// A work item that runs a closure.
@@ -63,6 +72,8 @@ package struct WorkQueue {
         tail = item
         count += 1
     }
+
+    package func peek() -> WorkItem? { head }
 
     package mutating func popFirst() -> WorkItem? {
         guard let item = head else { return nil }

@@ -99,3 +99,17 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
     pthread_attr_destroy(&attributes)
     precondition(status == 0, "pthread_create failed: \(status)")
 }
+
+extension WorkerPool: TaskExecutor {
+    /// Runs a task's jobs on the pool: `Task(executorPreference: WorkerPool.global) { … }`.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        submit(JobItem(UnownedJob(job), serial: nil, task: asUnownedTaskExecutor()))
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Whether the calling thread is one of this pool's threads.
+    public var isCurrent: Bool { ThreadState.current.pool === self }
+}

@@ -1,0 +1,127 @@
+/// A concurrent queue with barriers: items run in parallel up to a width, in submission order of
+/// starting; a barrier item waits for every earlier item to finish, runs alone, and holds back
+/// every later item until it is done.
+///
+/// The counterpart of a concurrent dispatch queue with `.barrier` work items (E2).
+///
+/// **Handlers run as barriers.** Passing the queue itself as a context (`then(on: queue)`) makes
+/// each handler a barrier: handlers of a promise chain usually touch shared state guarded by the
+/// queue, and a barrier is the safe default (the write-safety assumption of the seeds). Ask for
+/// parallel execution explicitly with ``concurrent`` (`then(on: queue.concurrent)`), for handlers
+/// that only read.
+public final class ConcurrentQueue: ExecutionContext, @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `waiting`, `running` and `barrierRunning` are guarded by
+    // `lock`; `width`, `label` and `pool` are immutable.
+
+    /// A name for debugging.
+    public let label: String
+    /// How many items may run at once.
+    public let width: Int
+    private let pool: WorkerPool
+    private let lock = ConditionLock()
+    @exclusivity(unchecked) private var waiting = WorkQueue()
+    @exclusivity(unchecked) private var running = 0
+    @exclusivity(unchecked) private var barrierRunning = false
+
+    /// Creates a concurrent queue.
+    ///
+    /// - Parameters:
+    ///   - label: A name for debugging.
+    ///   - width: How many items may run at once; defaults to the pool's thread count.
+    ///   - pool: The threads it runs on. Defaults to ``WorkerPool/global``.
+    public init(label: String = "ConcurrentQueue", width: Int? = nil, pool: WorkerPool = .global) {
+        self.label = label
+        self.pool = pool
+        self.width = max(1, width ?? pool.threadCount)
+    }
+
+    /// Submits `item` as a barrier (see the type's discussion for why handlers default to that).
+    public func submit(_ item: WorkItem) {
+        enqueue(item, barrier: true)
+    }
+
+    /// Queues `body`, as a barrier or as a plain concurrent item.
+    public func async(barrier: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        enqueue(ClosureWorkItem(body), barrier: barrier)
+    }
+
+    /// A context that submits to this queue *without* barriers: handlers run in parallel.
+    public var concurrent: some ExecutionContext { Concurrent(queue: self) }
+
+    private final class Concurrent: ExecutionContext {
+        let queue: ConcurrentQueue
+        init(queue: ConcurrentQueue) { self.queue = queue }
+        func submit(_ item: WorkItem) { queue.enqueue(item, barrier: false) }
+    }
+
+    /// Wraps an item with its barrier flag and the completion bookkeeping.
+    private final class Entry: WorkItem, @unchecked Sendable {
+        // Safety: immutable after init.
+        let item: WorkItem
+        let barrier: Bool
+        unowned let queue: ConcurrentQueue
+
+        init(_ item: WorkItem, barrier: Bool, queue: ConcurrentQueue) {
+            self.item = item
+            self.barrier = barrier
+            self.queue = queue
+            super.init()
+        }
+
+        override func run() {
+            ThreadState.current.running(queue) { item.run() }
+            queue.finished(barrier: barrier)
+        }
+
+        override func discard() { item.discard() }
+    }
+
+    func enqueue(_ item: WorkItem, barrier: Bool) {
+        let entry = Entry(item, barrier: barrier, queue: self)
+        lock.lock()
+        waiting.append(entry)
+        let ready = takeReady()
+        lock.unlock()
+        for entry in ready { pool.submit(entry) }
+    }
+
+    private func finished(barrier: Bool) {
+        lock.lock()
+        running -= 1
+        if barrier { barrierRunning = false }
+        let ready = takeReady()
+        lock.unlock()
+        for entry in ready { pool.submit(entry) }
+    }
+
+    /// Takes the items that may start now, in order. Called with the lock held.
+    private func takeReady() -> [WorkItem] {
+        var ready: [WorkItem] = []
+        while !barrierRunning, let head = waiting.peek() as? Entry {
+            if head.barrier {
+                guard running == 0 else { break }
+                barrierRunning = true
+            } else {
+                guard running < width else { break }
+            }
+            running += 1
+            ready.append(waiting.popFirst()!)
+            if head.barrier { break }
+        }
+        return ready
+    }
+}
+
+extension ConcurrentQueue: TaskExecutor {
+    /// Runs a task's jobs on the queue as plain concurrent items.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(JobItem(UnownedJob(job), serial: nil, task: asUnownedTaskExecutor()), barrier: false)
+    }
+
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Whether the calling code runs an item of this queue right now.
+    public var isCurrent: Bool { ThreadState.current.isRunning(self) }
+}

@@ -1,0 +1,43 @@
+/// Wraps a Swift concurrency job so that a context can queue it like any other work item.
+final class JobItem: WorkItem, @unchecked Sendable {
+    // Safety: immutable after init.
+    private let job: UnownedJob
+    private let serial: UnownedSerialExecutor?
+    private let task: UnownedTaskExecutor?
+
+    init(_ job: UnownedJob, serial: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
+        self.job = job
+        self.serial = serial
+        self.task = task
+        super.init()
+    }
+
+    override func run() {
+        switch (serial, task) {
+        case let (serial?, task?): job.runSynchronously(isolatedTo: serial, taskExecutor: task)
+        case let (serial?, nil): job.runSynchronously(on: serial)
+        case let (nil, task?): job.runSynchronously(on: task)
+        case (nil, nil): fatalError("a job item needs an executor")
+        }
+    }
+
+    /// A job must run: dropping it would leave its task suspended forever. A context that stops
+    /// with jobs still queued runs them before it stops (handlers, by contrast, are discarded).
+    override func discard() { run() }
+}
+extension ThreadState {
+    /// Runs `body` with `executor` recorded as the serial context running on this thread.
+    @inline(__always)
+    package func running<R>(_ executor: AnyObject, _ body: () -> R) -> R {
+        let outer = runningExecutor
+        runningExecutor = UnsafeRawPointer(Unmanaged.passUnretained(executor).toOpaque())
+        defer { runningExecutor = outer }
+        return body()
+    }
+
+    /// Whether `executor` is the serial context running a job on this thread.
+    @inline(__always)
+    package func isRunning(_ executor: AnyObject) -> Bool {
+        runningExecutor == UnsafeRawPointer(Unmanaged.passUnretained(executor).toOpaque())
+    }
+}

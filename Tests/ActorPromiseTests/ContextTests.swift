@@ -1,0 +1,72 @@
+import Testing
+import ActorPromise
+import Bridge
+
+actor Counter {
+    var value = 0
+    func add(_ amount: Int) -> Int {
+        value += amount
+        return value
+    }
+}
+
+@Suite("R9 contexts, E5 pool, blocking waits")
+struct ContextTests {
+    @Test("E5 the global pool has one thread per core (at least two)")
+    func poolSize() {
+        #expect(WorkerPool.global.threadCount == max(2, onlineCores()))
+    }
+
+    @Test("E5 a chain on the global pool continues on the same worker instead of hopping")
+    func chainLocality() async throws {
+        let threads = Locked<Set<UInt>>([])
+        let (root, resolver) = Promise<Int>.pending()
+        var tail = root
+        for _ in 0..<100 {
+            tail = tail.then { value in
+                threads.withLock { _ = $0.insert(currentThreadID()) }
+                return value + 1
+            }
+        }
+        resolver.fulfill(0)
+        #expect(try await tail.value == 100)
+        #expect(threads.current.count == 1)
+    }
+
+    @Test("R9 then(isolatedTo:) runs the handler isolated to the actor; a rejection skips it")
+    func isolatedTo() async throws {
+        let counter = Counter()
+        let total = try await Promise(value: 5).then(isolatedTo: counter) { counter, value in counter.add(value) }.value
+        #expect(total == 5)
+        let skipped = Promise<Int>(error: TestError(id: 1)).then(isolatedTo: counter) { counter, value in counter.add(value) }
+        await #expect(throws: TestError(id: 1)) { try await skipped.value }
+        #expect(await counter.value == 5)
+    }
+
+    @Test("a blocking wait from a plain thread returns the value; a timeout is reported")
+    func blockingWait() throws {
+        let (promise, resolver) = Promise<Int>.pending()
+        WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(9) })
+        #expect(try promise.wait(timeout: 10) == 9)
+        let (never, _keep) = Promise<Int>.pending()
+        #expect { try never.wait(timeout: 0.01) } throws: { ($0 as? PromiseError)?.code == .timedOut }
+        _ = _keep
+    }
+
+    @Test("waiting on a pool thread or a serial queue is reported, not deadlocked")
+    func waitOnOwnExecutor() async throws {
+        let queue = SerialQueue(label: "waiter")
+        let (pending, _keep) = Promise<Int>.pending()
+        let fromQueue = Promise<Void>(value: ()).then(on: queue) { _ in
+            do { _ = try pending.wait() ; return "waited" } catch { return "\((error as? PromiseError)?.code ?? .cancelled)" }
+        }
+        #expect(try await fromQueue.value == "wouldDeadlock")
+        let fromPool = Promise<Void>(value: ()).then(on: .global) { _ in
+            do { _ = try pending.wait() ; return "waited" } catch { return "\((error as? PromiseError)?.code ?? .cancelled)" }
+        }
+        #expect(try await fromPool.value == "wouldDeadlock")
+        _ = _keep
+    }
+}
+
+func onlineCores() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
