@@ -58,6 +58,19 @@ read -r nio_w1_i nio_w1_m < <(per_unit nio w1 100)
 read -r ap_w3_i ap_w3_m < <(per_unit actorpromise w3 1)
 read -r ai_w3_i ai_w3_m < <(per_unit actorpromise-inline w3 1)
 read -r nio_w3_i nio_w3_m < <(per_unit nio w3 1)
+read -r ap_w1q_i ap_w1q_m < <(per_unit actorpromise w1q 100)
+read -r ap_w2_i ap_w2_m < <(per_unit actorpromise w2 1000)
+read -r nio_w2_i nio_w2_m < <(per_unit nio w2 1000)
+SMALL_SAVED=$SMALL; LARGE_SAVED=$LARGE; SMALL=$((SMALL * 100)); LARGE=$((LARGE * 100))
+read -r ap_w5_i ap_w5_m < <(per_unit actorpromise w5 1)
+read -r cont_w5_i cont_w5_m < <(per_unit continuation w5 1)
+read -r chk_w5_i chk_w5_m < <(per_unit checked-continuation w5 1)
+SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED; SMALL=$((SMALL * 10)); LARGE=$((LARGE * 10))
+read -r ap_w5x_i ap_w5x_m < <(per_unit actorpromise w5x 1)
+read -r cont_w5x_i cont_w5x_m < <(per_unit continuation w5x 1)
+read -r ap_w7_i ap_w7_m < <(per_unit actorpromise w7 1)
+read -r dq_w7_i dq_w7_m < <(per_unit dispatch w7 1)
+SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
 ap_w6=$("$BIN" w6 actorpromise 200000)
 nio_w6=$("$BIN" w6 nio 200000)
 
@@ -72,6 +85,12 @@ row "W1 allocations/link (global pool)" "$ap_w1_m" "$nio_w1_m" "$(ratio "$ap_w1_
 row "W3 instr/promise, global pool vs NIO" "$ap_w3_i" "$nio_w3_i" "$(ratio "$ap_w3_i" "$nio_w3_i")" "<=1.5x" "$(verdict "$ap_w3_i/$nio_w3_i" 1.5)"
 row "W3 instr/promise, inline vs NIO" "$ai_w3_i" "$nio_w3_i" "$(ratio "$ai_w3_i" "$nio_w3_i")" "(info)" ""
 row "W3 allocations/promise (global pool)" "$ap_w3_m" "$nio_w3_m" "$(ratio "$ap_w3_m" "$nio_w3_m")" "(info)" ""
+row "W1 instr/link on a SerialQueue vs NIO" "$ap_w1q_i" "$nio_w1_i" "$(ratio "$ap_w1q_i" "$nio_w1_i")" "(info)" ""
+row "W2 instr/handler, fan-out of 1,000 vs NIO" "$ap_w2_i" "$nio_w2_i" "$(ratio "$ap_w2_i" "$nio_w2_i")" "(info)" ""
+row "W5 instr/await of a settled promise" "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=4x" "$(verdict "$ap_w5_i/$cont_w5_i" 4)"
+row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
+row "W5x instr/await, fulfilled on another thread" "$ap_w5x_i" "$cont_w5x_i" "$(ratio "$ap_w5x_i" "$cont_w5x_i")" "(info)" ""
+row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.2x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.2)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=256" "$(verdict "$ap_w6" 256)"
 
 # Allocation thresholds: a change that adds an allocation per link shows up here.

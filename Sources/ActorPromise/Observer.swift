@@ -51,8 +51,19 @@ struct ObserverList<Value: Sendable>: Sendable {
     @inlinable
     func notify(_ outcome: Outcome<Value>) {
         guard let first else { return }
-        first.receive(outcome)
-        for observer in rest { observer.receive(outcome) }
+        if rest.isEmpty {
+            first.receive(outcome)
+            return
+        }
+        // A fan-out: batch consecutive handlers for the same pool, taking its lock once.
+        var batch = SubmissionBatch()
+        first.input = outcome
+        batch.add(first, to: first.context)
+        for observer in rest {
+            observer.input = outcome
+            batch.add(observer, to: observer.context)
+        }
+        batch.flush()
     }
 }
 

@@ -9,6 +9,7 @@ extension Promise {
     /// promise never settles, while other awaiters and handlers of the promise are unaffected.
     /// If the promise tracks interest and this was its last interested dependent, it cancels
     /// itself (R7).
+    @inlinable
     public var value: Value {
         get async throws {
             if let outcome = settledOutcome { return try outcome.get() }
@@ -20,6 +21,7 @@ extension Promise {
     ///
     /// Cancelling the awaiting task behaves as for ``value``: the result is then a
     /// ``PromiseError/Code/cancelled`` failure.
+    @inlinable
     public var outcome: Result<Value, any Error> {
         get async {
             if let outcome = settledOutcome { return outcome }
@@ -27,7 +29,8 @@ extension Promise {
         }
     }
 
-    private func awaitBranch() async -> Outcome<Value> {
+    @inlinable
+    func awaitBranch() async -> Outcome<Value> {
         let branch = self.branch()
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in

@@ -57,15 +57,17 @@ public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
 }
 
 /// A FIFO of work items linked through ``WorkItem/next``. Not thread-safe: its owner guards it.
+@usableFromInline
 package struct WorkQueue {
     private var head: WorkItem?
     private var tail: WorkItem?
     package private(set) var count = 0
 
-    package init() {}
+    @usableFromInline package init() {}
 
     package var isEmpty: Bool { head == nil }
 
+    @usableFromInline
     package mutating func append(_ item: WorkItem) {
         item.next = nil
         if let tail { tail.next = item } else { head = item }

@@ -20,6 +20,8 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
     private let lock = ConditionLock()
     @exclusivity(unchecked) private var queue = WorkQueue()
     @exclusivity(unchecked) private var idleThreads = 0
+    /// Signals sent to idle threads that have not woken yet: no need to signal them again.
+    @exclusivity(unchecked) private var wakesInFlight = 0
 
     /// Creates a pool and starts its threads. Pools live as long as the process; create few.
     ///
@@ -42,9 +44,28 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
         }
         lock.lock()
         queue.append(item)
-        let wake = idleThreads > 0
+        let wake = idleThreads > wakesInFlight
+        if wake { wakesInFlight += 1 }
         lock.unlock()
         if wake { lock.signal() }
+    }
+
+    /// Schedules every item of `items`, in order, taking the lock once.
+    package func submit(batch items: inout WorkQueue) {
+        let thread = ThreadState.current
+        if thread.pool === self, thread.nextSlot == nil, let first = items.popFirst() {
+            thread.nextSlot = first
+        }
+        guard !items.isEmpty else { return }
+        lock.lock()
+        var wakes = 0
+        while let item = items.popFirst() {
+            queue.append(item)
+            if idleThreads > wakesInFlight + wakes { wakes += 1 }
+        }
+        wakesInFlight += wakes
+        lock.unlock()
+        for _ in 0..<wakes { lock.signal() }
     }
 
     private func workerLoop() -> Never {
@@ -61,6 +82,7 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
                 idleThreads += 1
                 lock.wait()
                 idleThreads -= 1
+                if wakesInFlight > 0 { wakesInFlight -= 1 }
             }
             let item = queue.popFirst()!
             lock.unlock()

@@ -48,4 +48,45 @@ enum ActorPromiseWorkloads {
         withExtendedLifetime(keep) {}
         return (after - before) / count
     }
+
+    /// W1 on a serial queue: the same chain with every handler on one `SerialQueue`.
+    static func serialChain(iterations: Int, links: Int) {
+        let queue = SerialQueue(label: "w1q")
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let (root, resolver) = Promise<Int>.pending()
+            var tail = root
+            for _ in 0..<links { tail = tail.then(on: queue) { $0 + 1 } }
+            tail.then(on: queue) { value in
+                precondition(value == links)
+                done.signal()
+            }
+            resolver.fulfill(0)
+            done.wait()
+        }
+    }
+
+    /// W2: one pending promise, `handlers` handlers on the global pool, fulfil, wait for all.
+    static func fanOut(iterations: Int, handlers: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let (root, resolver) = Promise<Int>.pending()
+            let remaining = Counter(handlers)
+            for _ in 0..<handlers {
+                root.then { _ in if remaining.decrement() == 0 { done.signal() } }
+            }
+            resolver.fulfill(1)
+            done.wait()
+        }
+    }
+
+    /// W7: a hop to a serial queue and a signal back.
+    static func serialHop(iterations: Int) {
+        let queue = SerialQueue(label: "w7")
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            queue.async { done.signal() }
+            done.wait()
+        }
+    }
 }

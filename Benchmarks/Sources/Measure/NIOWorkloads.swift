@@ -24,6 +24,23 @@ enum NIOWorkloads {
         }
     }
 
+    /// W2 reference: one promise, `handlers` callbacks, succeed, wait for all (on the loop).
+    static func fanOut(iterations: Int, handlers: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            loop.execute {
+                let promise = loop.makePromise(of: Int.self)
+                let remaining = Counter(handlers)
+                for _ in 0..<handlers {
+                    promise.futureResult.whenSuccess { _ in if remaining.decrement() == 0 { done.signal() } }
+                }
+                promise.succeed(1)
+            }
+            done.wait()
+        }
+    }
+
     static func lifecycle(iterations: Int) {
         let loop = group.next()
         let done = DispatchSemaphore(value: 0)

@@ -2,13 +2,26 @@
 // `compare.sh` runs it under callgrind at two sizes and subtracts, so start-up costs cancel out.
 //
 //   Measure <workload> <library> <iterations>
-//   workload: w1 (100-link chain) | w3 (create, fulfil, one handler) | w6 (bytes per pending promise)
-//   library:  actorpromise | actorpromise-inline | nio
+//   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w2 (1,000-handler fan-out)
+//             w3 (create, fulfil, one handler)   w5 (await a settled promise)
+//             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
+//             w7 (serial-queue hop)
+//   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 import Foundation
+
+/// Runs async work from the synchronous main thread (valgrind cannot run an `async` main).
+func runAsync(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
+}
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let iterations = Int(arguments[3]) else {
-    print("usage: Measure w1|w3|w6 actorpromise|actorpromise-inline|nio ITERATIONS")
+    print("usage: Measure WORKLOAD LIBRARY ITERATIONS")
     exit(2)
 }
 let workload = arguments[1]
@@ -18,11 +31,22 @@ switch (workload, library) {
 case ("w1", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, inline: false)
 case ("w1", "actorpromise-inline"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, inline: true)
 case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
+case ("w1q", "actorpromise"): ActorPromiseWorkloads.serialChain(iterations: iterations, links: 100)
+case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
+case ("w2", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w3", "actorpromise"): ActorPromiseWorkloads.lifecycle(iterations: iterations, inline: false)
 case ("w3", "actorpromise-inline"): ActorPromiseWorkloads.lifecycle(iterations: iterations, inline: true)
 case ("w3", "nio"): NIOWorkloads.lifecycle(iterations: iterations)
+case ("w5", "actorpromise"): runAsync { await AwaitWorkloads.awaitSettledPromise(iterations: iterations) }
+case ("w5", "continuation"): runAsync { await AwaitWorkloads.unsafeContinuationInline(iterations: iterations) }
+case ("w5", "checked-continuation"): runAsync { await AwaitWorkloads.checkedContinuationInline(iterations: iterations) }
+case ("w5x", "actorpromise"): runAsync { await AwaitWorkloads.awaitPromiseFromOtherThread(iterations: iterations) }
+case ("w5x", "continuation"): runAsync { await AwaitWorkloads.unsafeContinuationFromOtherThread(iterations: iterations) }
+case ("w5x", "task"): runAsync { await AwaitWorkloads.taskValue(iterations: iterations) }
 case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
+case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
+case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 default:
     print("unknown workload/library: \(workload) \(library)")
     exit(2)

@@ -1,0 +1,51 @@
+import ActorPromise
+import Bridge
+import Dispatch
+
+/// W5: awaiting a promise, against the continuation primitives it is built from.
+enum AwaitWorkloads {
+    static func awaitSettledPromise(iterations: Int) async {
+        let promise = Promise(value: 1)
+        var sum = 0
+        for _ in 0..<iterations { sum &+= try! await promise.value }
+        precondition(sum == iterations)
+    }
+
+    static func unsafeContinuationInline(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations { sum &+= await withUnsafeContinuation { $0.resume(returning: 1) } }
+        precondition(sum == iterations)
+    }
+
+    static func checkedContinuationInline(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations { sum &+= await withCheckedContinuation { $0.resume(returning: 1) } }
+        precondition(sum == iterations)
+    }
+
+    static func awaitPromiseFromOtherThread(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations {
+            let (promise, resolver) = Promise<Int>.pending()
+            WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
+            sum &+= try! await promise.value
+        }
+        precondition(sum == iterations)
+    }
+
+    static func unsafeContinuationFromOtherThread(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations {
+            sum &+= await withUnsafeContinuation { continuation in
+                WorkerPool.global.submit(ClosureWorkItem { continuation.resume(returning: 1) })
+            }
+        }
+        precondition(sum == iterations)
+    }
+
+    static func taskValue(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations { sum &+= await Task { 1 }.value }
+        precondition(sum == iterations)
+    }
+}
