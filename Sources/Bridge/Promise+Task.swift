@@ -7,17 +7,20 @@ extension Promise {
     ///
     /// - Parameters:
     ///   - priority: The task's priority.
+    ///   - executor: A task executor to prefer (a ``SerialQueue``, ``ConcurrentQueue``,
+    ///     ``RunLoopThread`` or ``WorkerPool``); `nil` for Swift's default.
     ///   - tracksInterest: See ``Promise/pending(tracksInterest:fileID:line:)``.
     ///   - operation: The work.
     public init(
         priority: TaskPriority? = nil,
+        executor: (any TaskExecutor)? = nil,
         tracksInterest: Bool = false,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         operation: @escaping @Sendable () async throws -> Value
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
-        let task = Task(priority: priority) {
+        let task = Task(executorPreference: executor, priority: priority) {
             do { resolver.fulfill(try await operation()) } catch { resolver.reject(error) }
         }
         resolver.onCancel { task.cancel() }

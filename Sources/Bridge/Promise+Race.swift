@@ -1,0 +1,55 @@
+import ActorPromise
+
+extension Promise {
+    /// Awaits every promise and returns their values in input order.
+    ///
+    /// Throws the first rejection (in time) and cancels the promises that are still pending.
+    /// Cancelling the awaiting task cancels them all. An empty input returns `[]` at once.
+    ///
+    /// - Parameter promises: The promises to wait for.
+    /// - Returns: Their values, in the order given.
+    public static func values(of promises: [Promise<Value>]) async throws -> [Value] {
+        try await withThrowingTaskGroup(of: (Int, Value).self) { group in
+            for (index, promise) in promises.enumerated() {
+                group.addTask { (index, try await promise.value) }
+            }
+            var values = [Value?](repeating: nil, count: promises.count)
+            do {
+                for try await (index, value) in group { values[index] = value }
+            } catch {
+                group.cancelAll()
+                for promise in promises { promise.cancel() }
+                throw error
+            }
+            return values.map { $0! }
+        }
+    }
+
+    /// Awaits the first promise to be fulfilled and cancels the others (the losers of the race).
+    ///
+    /// Rejections are skipped while another promise may still be fulfilled; if every promise is
+    /// rejected, throws the last rejection. Cancelling the awaiting task cancels them all.
+    ///
+    /// - Parameter promises: The contenders. Must not be empty.
+    /// - Returns: The first value.
+    public static func firstValue(of promises: [Promise<Value>]) async throws -> Value {
+        precondition(!promises.isEmpty, "firstValue(of:) needs at least one promise")
+        return try await withThrowingTaskGroup(of: Value.self) { group in
+            for promise in promises {
+                group.addTask { try await promise.value }
+            }
+            var lastError: (any Error)?
+            while let next = await group.nextResult() {
+                switch next {
+                case .success(let value):
+                    group.cancelAll()
+                    for promise in promises { promise.cancel() }
+                    return value
+                case .failure(let error):
+                    lastError = error
+                }
+            }
+            throw lastError ?? CancellationError()
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ActorPromise
+
+extension Resolver {
+    /// A completion handler of the `(Result<Value, E>) -> Void` shape that settles the promise (B4).
+    ///
+    /// Hand it to a callback-based API. A second call is ignored; if the API drops the handler
+    /// without calling it, the resolver it captures goes away and the promise is rejected with
+    /// ``PromiseError/Code/abandoned`` — no hang.
+    public func completion<E: Error>(_ errorType: E.Type = (any Error).self) -> @Sendable (Result<Value, E>) -> Void {
+        { [self] result in resolve(result) }
+    }
+
+    /// A completion handler of the Objective-C `(Value?, Error?) -> Void` shape (B4).
+    ///
+    /// An error wins; a `nil` value without an error rejects with ``CallbackError/missingValue``.
+    /// A second call is ignored; a handler that is never called surfaces as abandonment.
+    public var optionalCompletion: @Sendable (Value?, (any Error)?) -> Void {
+        { [self] value, error in
+            if let error { reject(error) } else if let value { fulfill(value) } else { reject(CallbackError.missingValue) }
+        }
+    }
+}
+
+extension Resolver where Value == Void {
+    /// A completion handler of the `(Error?) -> Void` shape (B4): `nil` fulfils, an error rejects.
+    public var errorCompletion: @Sendable ((any Error)?) -> Void {
+        { [self] error in
+            if let error { reject(error) } else { fulfill(()) }
+        }
+    }
+}
+
+/// Errors raised by the callback adapters.
+public enum CallbackError: Error, Equatable {
+    /// A `(Value?, Error?)` completion was called with neither a value nor an error.
+    case missingValue
+}
+
+/// Calls a completion-handler API and awaits its result — the safe replacement for
+/// `withCheckedThrowingContinuation` (B4).
+///
+/// `start` receives a resolver: pass one of its completion handlers (``Resolver/completion(_:)``,
+/// ``Resolver/optionalCompletion``, ``Resolver/errorCompletion``) to the API, and register how to
+/// cancel the operation with ``Resolver/onCancel(_:)``.
+///
+/// ```swift
+/// let data = try await withCompletion { (resolver: Resolver<Data>) in
+///     let task = session.dataTask(with: url) { data, _, error in resolver.optionalCompletion(data, error) }
+///     resolver.onCancel { task.cancel() }
+///     task.resume()
+/// }
+/// ```
+///
+/// - A second completion is ignored.
+/// - A completion that never comes — the API released the handler — throws
+///   ``PromiseError/Code/abandoned`` instead of hanging forever.
+/// - Cancelling the awaiting task runs the `onCancel` handler (the operation is cancelled) and
+///   throws ``PromiseError/Code/cancelled`` at once.
+/// - An error thrown by `start` is rethrown.
+public func withCompletion<Value: Sendable>(
+    fileID: StaticString = #fileID,
+    line: UInt = #line,
+    _ start: (Resolver<Value>) throws -> Void
+) async throws -> Value {
+    let promise = Promise<Value>(tracksInterest: true, fileID: fileID, line: line, start)
+    return try await promise.value
+}
