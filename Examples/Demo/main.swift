@@ -1,6 +1,7 @@
 // A tour of ActorPromise: a chain whose error is caught, a branch that is cancelled while its
 // sibling carries on, and handlers on two execution contexts.
 import Bridge
+import Dispatch
 
 struct OutOfStock: Error, CustomStringConvertible {
     let item: String
@@ -56,4 +57,32 @@ let orphan: Promise<Int> = {
     return promise
 }()
 do { _ = try await orphan.value } catch { print("   awaiting it throws: \((error as? PromiseError)?.code ?? .abandoned)") }
+print("5. A callback API wrapped for async/await, cancelled from a Task")
+/// A timer-based callback API of the usual shape: it calls back once, unless cancelled first.
+final class Countdown: @unchecked Sendable {
+    // Safety: `cancelled` is only touched on `queue`.
+    private let queue = DispatchQueue(label: "countdown")
+    private var cancelled = false
+    func start(seconds: Double, completion: @escaping @Sendable (Result<String, any Error>) -> Void) {
+        queue.asyncAfter(deadline: .now() + seconds) { [self] in
+            if !cancelled { completion(.success("rang after \(seconds)s")) }
+        }
+    }
+    func cancel() { queue.async { self.cancelled = true } }
+}
+func countdown(_ seconds: Double) async throws -> String {
+    try await withCompletion { (resolver: Resolver<String>) in
+        let timer = Countdown()
+        timer.start(seconds: seconds, completion: resolver.completion())
+        resolver.onCancel {
+            print("   timer of \(seconds)s cancelled")
+            timer.cancel()
+        }
+    }
+}
+print("   short timer: \(try await countdown(0.05))")
+let long = Task { try await countdown(30) }
+try await Task.sleep(for: .milliseconds(50))   // the demo lets the timer start before cancelling
+long.cancel()
+do { _ = try await long.value } catch { print("   awaiting task threw: \(error)") }
 print("done")
