@@ -1,0 +1,47 @@
+extension Promise {
+    /// A promise for the first value of any input.
+    ///
+    /// Fulfilled by the first input to be fulfilled; the inputs still pending are then cancelled.
+    /// Rejected only when every input is rejected, with an ``AggregateError`` holding all errors in
+    /// input order (an empty input is rejected that way at once). Cancelling it cancels every input.
+    ///
+    /// - Complexity: O(*n*) in the number of inputs.
+    public static func any(
+        _ promises: some Collection<Promise<Value>>,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Promise<Value> {
+        let inputs = Array(promises)
+        if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
+        let combinator = Combinator<Value, Value, (errors: [(any Error)?], remaining: Int)>(
+            inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line)
+        combinator.start { state, index, outcome in
+            switch outcome {
+            case .success(let value):
+                return .success(value)
+            case .failure(let error):
+                state.errors[index] = error
+                state.remaining -= 1
+                return state.remaining == 0 ? .failure(AggregateError(errors: state.errors.map { $0! })) : nil
+            }
+        }
+        return combinator.promise
+    }
+
+    /// A promise that settles like the first input to settle, fulfilled or rejected; the losers
+    /// still pending are cancelled. Cancelling it cancels every input. An empty input is rejected
+    /// with an empty ``AggregateError`` (a race nobody runs would otherwise never end).
+    ///
+    /// - Complexity: O(*n*) in the number of inputs.
+    public static func race(
+        _ promises: some Collection<Promise<Value>>,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Promise<Value> {
+        let inputs = Array(promises)
+        if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
+        let combinator = Combinator<Value, Value, Void>(inputs: inputs, state: (), fileID: fileID, line: line)
+        combinator.start { _, _, outcome in outcome }
+        return combinator.promise
+    }
+}

@@ -1,0 +1,130 @@
+import Executors
+
+extension Promise {
+    /// Maps every element to a promise, at most `maxConcurrency` at a time, and collects the
+    /// values in input order.
+    ///
+    /// With `maxConcurrency: 1` the elements are processed in series: the next transform starts
+    /// when the previous promise is fulfilled. The first rejection rejects the result, starts no
+    /// further transforms and cancels the ones running. Cancelling the result does the same.
+    /// Empty input: `[]`.
+    ///
+    /// - Parameters:
+    ///   - elements: The inputs; read once, up front.
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: Where `transform` runs. Defaults to ``WorkerPool/global``.
+    ///   - transform: Starts the work for one element.
+    /// - Complexity: O(*n*).
+    public static func map<Element: Sendable>(
+        _ elements: some Sequence<Element>,
+        maxConcurrency: Int = 1,
+        on context: any ExecutionContext = .global,
+        _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> {
+        let driver = MapDriver(Array(elements), maxConcurrency: max(1, maxConcurrency), context: context, transform: transform)
+        driver.startMore()
+        return driver.promise
+    }
+}
+
+/// Runs a bounded number of transforms at once and collects their values in order.
+final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): the `var`s are guarded by `lock`; the `let`s are immutable.
+    private let lock = ConditionLock()
+    private let elements: [Element]
+    private let maxConcurrency: Int
+    private let context: any ExecutionContext
+    private let transform: @Sendable (Element) throws -> Promise<Value>
+    private var values: [Value?]
+    private var next = 0
+    private var running: [Int: Promise<Value>] = [:]
+    private var runningCount = 0
+    private var remaining: Int
+    private var finished = false
+    let promise: Promise<[Value]>
+    private let resolver: Resolver<[Value]>
+
+    init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext,
+         transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
+        self.elements = elements
+        self.maxConcurrency = maxConcurrency
+        self.context = context
+        self.transform = transform
+        self.values = [Value?](repeating: nil, count: elements.count)
+        self.remaining = elements.count
+        (promise, resolver) = Promise<[Value]>.pending()
+        resolver.onCancel { [self] in fail(PromiseError.cancelled()) }
+        if elements.isEmpty { resolver.fulfill([]) }
+    }
+
+    /// Starts transforms while there is room.
+    func startMore() {
+        while true {
+            lock.lock()
+            guard !finished, next < elements.count, runningCount < maxConcurrency else {
+                lock.unlock()
+                return
+            }
+            let index = next
+            next += 1
+            runningCount += 1
+            lock.unlock()
+            let element = elements[index]
+            let transform = transform
+            let work = Promise<Void>().then(on: context) { [self] _ -> Promise<Value> in
+                let promise = try transform(element)
+                attach(index, promise)
+                return promise
+            }
+            work.observe { [self] outcome in finish(index, outcome) }
+        }
+    }
+
+    /// Records the promise a transform returned, so that a failure can cancel it.
+    private func attach(_ index: Int, _ promise: Promise<Value>) {
+        lock.lock()
+        if finished {
+            lock.unlock()
+            promise.cancel()
+            return
+        }
+        running[index] = promise
+        lock.unlock()
+    }
+
+    private func finish(_ index: Int, _ outcome: Outcome<Value>) {
+        switch outcome {
+        case .failure(let error):
+            fail(error)
+        case .success(let value):
+            lock.lock()
+            guard !finished else {
+                lock.unlock()
+                return
+            }
+            values[index] = value
+            running[index] = nil
+            runningCount -= 1
+            remaining -= 1
+            let done = remaining == 0
+            if done { finished = true }
+            let collected = done ? values.map { $0! } : []
+            lock.unlock()
+            if done { resolver.fulfill(collected) } else { startMore() }
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        lock.lock()
+        guard !finished else {
+            lock.unlock()
+            return
+        }
+        finished = true
+        let cancelled = Array(running.values)
+        running = [:]
+        lock.unlock()
+        resolver.reject(error)
+        for promise in cancelled { promise.cancel() }
+    }
+}

@@ -1,0 +1,76 @@
+import Executors
+
+extension Promise {
+    /// A promise that settles like this promise, or is rejected with
+    /// ``PromiseError/Code/timedOut`` if this promise has not settled after `delay`.
+    ///
+    /// On timeout the branch counts as cancelled for this promise: if it tracks interest and the
+    /// branch was its last interested dependent, it cancels itself (and its work). Cancelling the
+    /// returned promise cancels the timer and the branch; cancelling this promise cancels the
+    /// returned one.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait.
+    ///   - scheduler: The source of time. Defaults to the real clock; tests pass a
+    ///     ``ManualScheduler``.
+    public func timeout(after delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
+        let branch = self.branch()
+        let (result, resolver) = Promise<Value>.pending()
+        let timer = scheduler.schedule(after: delay) {
+            guard branch.isPending else { return }
+            resolver.reject(PromiseError(.timedOut))
+            branch.cancel(reason: PromiseError(.timedOut))
+        }
+        branch.observe { outcome in
+            timer.cancel()
+            resolver.resolve(outcome)
+        }
+        resolver.onCancel {
+            timer.cancel()
+            branch.cancel()
+        }
+        return result
+    }
+
+    /// A promise that settles like this one, `delay` later.
+    ///
+    /// Cancelling the returned promise during the delay rejects it at once and cancels the timer.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to hold the outcome.
+    ///   - scheduler: The source of time. Defaults to the real clock.
+    public func delay(_ delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
+        then(on: .inline) { value -> Promise<Value> in
+            // Tracks interest: cancelling the returned promise (which follows this one) cancels it.
+            let (delayed, resolver) = Promise<Value>.pending(tracksInterest: true)
+            let timer = scheduler.schedule(after: delay) { resolver.fulfill(value) }
+            resolver.onCancel { timer.cancel() }
+            return delayed
+        }
+    }
+
+    /// Passes the value on if `predicate` accepts it; otherwise rejects with `error()`
+    /// (``ValidationError`` by default).
+    ///
+    /// - Parameters:
+    ///   - context: Where `predicate` runs. Defaults to ``WorkerPool/global``.
+    ///   - predicate: The check; a thrown error rejects as well.
+    ///   - error: The error for a value that fails the check.
+    public func validate(
+        on context: any ExecutionContext = .global,
+        _ predicate: @escaping @Sendable (Value) throws -> Bool,
+        else error: @escaping @Sendable () -> any Error = { ValidationError() }
+    ) -> Promise<Value> {
+        then(on: context) { value in
+            guard try predicate(value) else { throw error() }
+            return value
+        }
+    }
+}
+
+/// The default error of ``Promise/validate(on:_:else:)``: the value did not pass the check.
+public struct ValidationError: Error, Equatable, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+    public var description: String { "ValidationError: the value did not pass validation" }
+}

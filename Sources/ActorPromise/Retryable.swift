@@ -1,0 +1,187 @@
+import Executors
+
+/// Work that can be run again: a body that builds a fresh promise per run, with retry policies
+/// layered on top (R11).
+///
+/// Promises themselves never reset — a settled promise stays settled. Retrying means running the
+/// body again for a new promise, which is what `Retryable` does:
+///
+/// ```swift
+/// let request = Retryable { _ in api.fetchUser(id) }
+///     .retry(attempts: 3, delay: .exponential(initial: .milliseconds(200), jitter: 0.5))
+///     .reuse()                  // a value once obtained is handed to later runs
+/// let user = request.freeze()   // a plain promise to hand out: runs once, never retried again
+/// ```
+///
+/// Retries cascade: a `Retryable` retried inside another is re-run by the outer policy, so
+/// `.retry(attempts: 3).retry(attempts: 2)` makes up to 6 attempts — use ``reuse()`` or hand out
+/// ``freeze()`` to stop that.
+///
+/// Cancelling a promise returned by ``run()`` (or ``freeze()``) stops future attempts and cancels
+/// the attempt that is running.
+public struct Retryable<Value: Sendable>: Sendable {
+    private let body: @Sendable (_ attempt: Int) -> Promise<Value>
+
+    /// Work whose body builds a new promise for each run; `attempt` counts from 1 within a run of
+    /// the innermost retry policy.
+    public init(_ body: @escaping @Sendable (_ attempt: Int) -> Promise<Value>) {
+        self.body = body
+    }
+
+    /// Runs the work once more: a new promise.
+    public func run() -> Promise<Value> { body(1) }
+
+    /// Runs the work once and returns that promise — the single-value form to hand out.
+    public func freeze() -> Promise<Value> { run() }
+
+    /// Retries a failed run up to `attempts` attempts in total, waiting `delay` between them.
+    ///
+    /// - Parameters:
+    ///   - attempts: The most attempts per run, the first included (at least 1).
+    ///   - delay: The wait between attempts.
+    ///   - scheduler: The source of time; tests pass a ``ManualScheduler``.
+    ///   - shouldRetry: Whether an error is worth another attempt; by default every error but a
+    ///     cancellation is.
+    public func retry(
+        attempts: Int,
+        delay: RetryDelay = .none,
+        scheduler: any PromiseScheduler = .system,
+        if shouldRetry: @escaping @Sendable (any Error) -> Bool = { !$0.isCancellation }
+    ) -> Retryable {
+        let attempts = max(1, attempts)
+        return retry(scheduler: scheduler) { attempt, error in
+            guard attempt < attempts, shouldRetry(error) else { return .stop }
+            let wait = delay.delay(after: attempt)
+            return wait <= .zero ? .retry : .retryAfter(wait)
+        }
+    }
+
+    /// Retries a failed run as `decide` says, per attempt: now, after a wait, or not at all.
+    ///
+    /// - Parameters:
+    ///   - scheduler: The source of time for `.retryAfter`.
+    ///   - decide: Gets the number of the attempt that failed (from 1) and its error.
+    public func retry(
+        scheduler: any PromiseScheduler = .system,
+        decide: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision
+    ) -> Retryable {
+        let body = body
+        return Retryable { _ in
+            RetryDriver(body: body, scheduler: scheduler, decide: decide).start()
+        }
+    }
+
+    /// Keeps the first value a run produces and hands it to every later run without running the
+    /// work again; failed runs are not kept.
+    public func reuse() -> Retryable {
+        let body = body
+        let cache = ValueCache<Value>()
+        return Retryable { attempt in
+            if let value = cache.value { return Promise(value: value) }
+            return body(attempt).then(on: .inline) { value in
+                cache.store(value)
+                return value
+            }
+        }
+    }
+}
+
+extension Promise {
+    /// Runs `body` and retries it as ``Retryable/retry(attempts:delay:scheduler:if:)`` says; the
+    /// returned promise is the single value to hand out.
+    public static func retry(
+        attempts: Int,
+        delay: RetryDelay = .none,
+        scheduler: any PromiseScheduler = .system,
+        _ body: @escaping @Sendable (_ attempt: Int) -> Promise<Value>
+    ) -> Promise<Value> {
+        Retryable(body).retry(attempts: attempts, delay: delay, scheduler: scheduler).freeze()
+    }
+}
+
+/// The first value a run produced, for ``Retryable/reuse()``.
+final class ValueCache<Value: Sendable>: @unchecked Sendable {
+    // Safety: `stored` is guarded by `lock`.
+    private let lock = ConditionLock()
+    private var stored: Value?
+
+    var value: Value? { lock.withLock { stored } }
+
+    func store(_ value: Value) {
+        lock.withLock { if stored == nil { stored = value } }
+    }
+}
+
+/// One retried run: attempts until one succeeds or the decision says stop.
+final class RetryDriver<Value: Sendable>: @unchecked Sendable {
+    // Safety: `current`, `timer`, `stopped` and `attempt` are guarded by `lock`.
+    private let lock = ConditionLock()
+    private let body: @Sendable (Int) -> Promise<Value>
+    private let scheduler: any PromiseScheduler
+    private let decide: @Sendable (Int, any Error) -> RetryDecision
+    private let promise: Promise<Value>
+    private let resolver: Resolver<Value>
+    private var current: Promise<Value>?
+    private var timer: ScheduledAction?
+    private var stopped = false
+    private var attempt = 0
+
+    init(body: @escaping @Sendable (Int) -> Promise<Value>, scheduler: any PromiseScheduler,
+         decide: @escaping @Sendable (Int, any Error) -> RetryDecision) {
+        self.body = body
+        self.scheduler = scheduler
+        self.decide = decide
+        (promise, resolver) = Promise<Value>.pending()
+    }
+
+    func start() -> Promise<Value> {
+        resolver.onCancel { [self] in
+            let (running, timer) = lock.withLock { () -> (Promise<Value>?, ScheduledAction?) in
+                stopped = true
+                return (current, self.timer)
+            }
+            timer?.cancel()
+            running?.cancel()
+        }
+        next()
+        return promise
+    }
+
+    private func next() {
+        let number: Int? = lock.withLock {
+            guard !stopped else { return nil }
+            attempt += 1
+            timer = nil
+            return attempt
+        }
+        guard let number else { return }
+        let attemptPromise = body(number)
+        lock.withLock { current = attemptPromise }
+        attemptPromise.observe { [self] outcome in
+            switch outcome {
+            case .success(let value):
+                resolver.fulfill(value)
+            case .failure(let error):
+                handle(error, after: number)
+            }
+        }
+    }
+
+    private func handle(_ error: any Error, after number: Int) {
+        if lock.withLock({ stopped }) { return }
+        switch decide(number, error) {
+        case .stop:
+            resolver.reject(error)
+        case .retry:
+            next()
+        case .retryAfter(let wait):
+            let scheduled = scheduler.schedule(after: wait) { [self] in next() }
+            let cancelled = lock.withLock { () -> Bool in
+                if stopped { return true }
+                timer = scheduled
+                return false
+            }
+            if cancelled { scheduled.cancel() }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// A ``PromiseScheduler`` whose time moves only when told: for deterministic, instant tests of
+/// timeouts, delays and retries.
+///
+/// ```swift
+/// let time = ManualScheduler()
+/// let slow = promise.timeout(after: .seconds(5), scheduler: time)
+/// time.advance(by: .seconds(5))   // the timeout fires now, on this thread
+/// ```
+public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `now`, `sequence` and `entries` are guarded by `lock`.
+    private let lock = ConditionLock()
+    @exclusivity(unchecked) private var now: Duration = .zero
+    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    @exclusivity(unchecked) private var entries: [(deadline: Duration, sequence: UInt64, action: ScheduledAction)] = []
+
+    /// Creates a scheduler at time zero.
+    public init() {}
+
+    /// The time elapsed so far.
+    public var elapsed: Duration { lock.withLock { now } }
+
+    /// Actions scheduled and neither run nor cancelled.
+    public var pendingCount: Int { lock.withLock { entries.filter { !$0.action.isCancelled }.count } }
+
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+        let handle = ScheduledAction(action)
+        lock.withLock {
+            sequence += 1
+            entries.append((now + max(.zero, delay), sequence, handle))
+        }
+        return handle
+    }
+
+    /// Moves time forward by `duration`, running every action that falls due, in deadline order,
+    /// on the calling thread. Actions scheduled by those actions run too if they fall due.
+    public func advance(by duration: Duration) {
+        let target = lock.withLock { now + duration }
+        while let next = takeNext(dueBy: target) { next.fire() }
+        lock.withLock { now = target }
+    }
+
+    private func takeNext(dueBy target: Duration) -> ScheduledAction? {
+        lock.withLock {
+            guard let index = entries.indices.min(by: {
+                (entries[$0].deadline, entries[$0].sequence) < (entries[$1].deadline, entries[$1].sequence)
+            }), entries[index].deadline <= target else { return nil }
+            let entry = entries.remove(at: index)
+            now = max(now, entry.deadline)
+            return entry.action
+        }
+    }
+}
+
+/// A ``PromiseScheduler`` over any `Clock` measured in `Duration`, by sleeping in a task.
+public final class ClockScheduler<C: Clock>: PromiseScheduler where C.Duration == Duration {
+    private let clock: C
+
+    /// Creates a scheduler over `clock`.
+    public init(_ clock: C) { self.clock = clock }
+
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+        let handle = ScheduledAction(action)
+        let clock = clock
+        let task = Task {
+            try? await clock.sleep(for: delay)
+            if !Task.isCancelled { handle.fire() }
+        }
+        _ = task
+        return handle
+    }
+}

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// A source of time for timeouts, delays and retries: it runs an action after a delay.
+///
+/// ``TimerThread/system`` uses the real clock. Tests use a ``ManualScheduler`` and move time
+/// forward themselves, so timing code is tested without sleeping. ``ClockScheduler`` adapts any
+/// `Clock` whose duration is `Duration` (for example a test clock from another library).
+public protocol PromiseScheduler: AnyObject, Sendable {
+    /// Runs `action` once, after `delay`, unless the returned handle is cancelled first.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait; zero or negative means "as soon as possible".
+    ///   - action: Quick work: it runs on the scheduler's thread.
+    /// - Returns: A handle that cancels the action if it has not started.
+    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction
+}
+
+extension PromiseScheduler where Self == TimerThread {
+    /// The real clock: a shared timer thread.
+    public static var system: TimerThread { TimerThread.shared }
+}
+
+/// A scheduled action that can be cancelled until it starts.
+public final class ScheduledAction: Sendable {
+    private let state = Atomic<UInt8>(0) // 0 pending, 1 started, 2 cancelled
+    private let action: @Sendable () -> Void
+
+    /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
+    public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    /// Cancels the action if it has not started; returns whether it had not.
+    @discardableResult
+    public func cancel() -> Bool {
+        state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Whether ``cancel()`` won before the action started.
+    public var isCancelled: Bool { state.load(ordering: .acquiring) == 2 }
+
+    /// Runs the action unless it was cancelled or has already run. For schedulers.
+    public func fire() {
+        if state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { action() }
+    }
+}
+
+/// Converts a duration to seconds.
+package func seconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) + Double(attoseconds) / 1e18
+}

@@ -1,0 +1,64 @@
+import Testing
+import ActorPromise
+import Bridge
+
+@Suite("timeout, delay, validate")
+struct TimeoutTests {
+    @Test("timeout rejects with timedOut when time runs out, and the source branch loses interest")
+    func timesOut() async throws {
+        let time = ManualScheduler()
+        let stopped = Locked(false)
+        let (source, resolver) = Promise<Int>.pending(tracksInterest: true)
+        resolver.onCancel { stopped.withLock { $0 = true } }
+        let limited = source.timeout(after: .seconds(5), scheduler: time)
+        time.advance(by: .seconds(4))
+        #expect(limited.isPending)
+        time.advance(by: .seconds(1))
+        await #expect { try await limited.value } throws: { ($0 as? PromiseError)?.code == .timedOut }
+        #expect(stopped.current, "the source's only interested branch timed out, so its work was cancelled")
+    }
+
+    @Test("a promise that settles in time is passed through and the timer is cancelled")
+    func inTime() async throws {
+        let time = ManualScheduler()
+        let (source, resolver) = Promise<Int>.pending()
+        let limited = source.timeout(after: .seconds(5), scheduler: time)
+        resolver.fulfill(3)
+        #expect(try await limited.value == 3)
+        #expect(time.pendingCount == 0)
+        time.advance(by: .seconds(10))
+        #expect(try await limited.value == 3)
+    }
+
+    @Test("delay holds the value until the time has passed; cancelling cancels the timer")
+    func delay() async throws {
+        let time = ManualScheduler()
+        // The source is settled, so the timer is scheduled inside `delay` (inline handler).
+        let delayed = Promise(value: 1).delay(.seconds(2), scheduler: time)
+        #expect(time.pendingCount == 1)
+        #expect(delayed.isPending)
+        time.advance(by: .seconds(2))
+        #expect(try await delayed.value == 1)
+        let cancelled = Promise(value: 1).delay(.seconds(2), scheduler: time)
+        #expect(time.pendingCount == 1)
+        cancelled.cancel()
+        #expect(time.pendingCount == 0)
+        await #expect { try await cancelled.value } throws: { $0.isCancellation }
+    }
+
+    @Test("validate passes good values and rejects bad ones")
+    func validate() async throws {
+        #expect(try await Promise(value: 4).validate { $0 % 2 == 0 }.value == 4)
+        await #expect(throws: ValidationError()) { try await Promise(value: 3).validate { $0 % 2 == 0 }.value }
+        await #expect(throws: TestError(id: 9)) {
+            try await Promise(value: 3).validate({ $0 > 5 }, else: { TestError(id: 9) }).value
+        }
+    }
+
+    @Test("the real clock fires too")
+    func systemClock() async throws {
+        let (never, _keep) = Promise<Int>.pending()
+        await #expect { try await never.timeout(after: .milliseconds(10)).value } throws: { ($0 as? PromiseError)?.code == .timedOut }
+        _ = _keep
+    }
+}
