@@ -6,6 +6,7 @@ extension Promise {
     /// fulfilled with `[]` at once.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
+    @inlinable
     public static func all(
         _ promises: some Collection<Promise<Value>>,
         fileID: StaticString = #fileID,
@@ -13,9 +14,9 @@ extension Promise {
     ) -> Promise<[Value]> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise<[Value]>(value: []) }
-        let combinator = Combinator<Value, [Value], (values: [Value?], remaining: Int)>(
-            inputs: inputs, state: ([Value?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line)
-        combinator.start { state, index, outcome in
+        return Combinator<Value, [Value], (values: [Value?], remaining: Int)>(
+            inputs: inputs, state: ([Value?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line
+        ) { state, index, outcome in
             switch outcome {
             case .failure(let error):
                 return .failure(error)
@@ -24,14 +25,14 @@ extension Promise {
                 state.remaining -= 1
                 return state.remaining == 0 ? .success(state.values.map { $0! }) : nil
             }
-        }
-        return combinator.promise
+        }.start()
     }
 
     /// A promise for every outcome, in input order: it waits for all inputs and never rejects
     /// (except when it is cancelled itself, which cancels every input). Empty input: `[]`.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
+    @inlinable
     public static func allSettled(
         _ promises: some Collection<Promise<Value>>,
         fileID: StaticString = #fileID,
@@ -39,13 +40,12 @@ extension Promise {
     ) -> Promise<[Result<Value, any Error>]> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise<[Result<Value, any Error>]>(value: []) }
-        let combinator = Combinator<Value, [Result<Value, any Error>], (outcomes: [Outcome<Value>?], remaining: Int)>(
-            inputs: inputs, state: ([Outcome<Value>?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line)
-        combinator.start { state, index, outcome in
+        return Combinator<Value, [Result<Value, any Error>], (outcomes: [Outcome<Value>?], remaining: Int)>(
+            inputs: inputs, state: ([Outcome<Value>?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line
+        ) { state, index, outcome in
             state.outcomes[index] = outcome
             state.remaining -= 1
             return state.remaining == 0 ? .success(state.outcomes.map { $0! }) : nil
-        }
-        return combinator.promise
+        }.start()
     }
 }

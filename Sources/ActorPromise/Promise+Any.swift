@@ -6,6 +6,7 @@ extension Promise {
     /// input order (an empty input is rejected that way at once). Cancelling it cancels every input.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
+    @inlinable
     public static func any(
         _ promises: some Collection<Promise<Value>>,
         fileID: StaticString = #fileID,
@@ -13,9 +14,9 @@ extension Promise {
     ) -> Promise<Value> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
-        let combinator = Combinator<Value, Value, (errors: [(any Error)?], remaining: Int)>(
-            inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line)
-        combinator.start { state, index, outcome in
+        return Combinator<Value, Value, (errors: [(any Error)?], remaining: Int)>(
+            inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line
+        ) { state, index, outcome in
             switch outcome {
             case .success(let value):
                 return .success(value)
@@ -24,8 +25,7 @@ extension Promise {
                 state.remaining -= 1
                 return state.remaining == 0 ? .failure(AggregateError(errors: state.errors.map { $0! })) : nil
             }
-        }
-        return combinator.promise
+        }.start()
     }
 
     /// A promise that settles like the first input to settle, fulfilled or rejected; the losers
@@ -33,6 +33,7 @@ extension Promise {
     /// with an empty ``AggregateError`` (a race nobody runs would otherwise never end).
     ///
     /// - Complexity: O(*n*) in the number of inputs.
+    @inlinable
     public static func race(
         _ promises: some Collection<Promise<Value>>,
         fileID: StaticString = #fileID,
@@ -40,8 +41,8 @@ extension Promise {
     ) -> Promise<Value> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
-        let combinator = Combinator<Value, Value, Void>(inputs: inputs, state: (), fileID: fileID, line: line)
-        combinator.start { _, _, outcome in outcome }
-        return combinator.promise
+        return Combinator<Value, Value, Void>(inputs: inputs, state: (), fileID: fileID, line: line) { _, _, outcome in
+            outcome
+        }.start()
     }
 }

@@ -13,10 +13,12 @@ package func monotonicSeconds() -> Double {
 /// Safety (`@unchecked Sendable`): the two pthread objects live at stable heap addresses that
 /// are created in `init` and destroyed in `deinit`; every other access goes through the
 /// pthread functions, which are thread-safe by contract.
+@usableFromInline
 package final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
+    @usableFromInline
     package init() {
         mutex = .allocate(capacity: 1)
         condition = .allocate(capacity: 1)
@@ -31,8 +33,8 @@ package final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
+    @usableFromInline package func lock() { pthread_mutex_lock(mutex) }
+    @usableFromInline package func unlock() { pthread_mutex_unlock(mutex) }
 
     /// Waits for a signal; the lock must be held and is held again on return.
     package func wait() { pthread_cond_wait(condition, mutex) }

@@ -89,4 +89,22 @@ enum ActorPromiseWorkloads {
             done.wait()
         }
     }
+
+    /// W4: `all` of `count` promises fulfilled from two threads.
+    static func all(iterations: Int, count: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let pairs = (0..<count).map { _ in Promise<Int>.pending() }
+            Promise.all(pairs.map(\.promise)).then(on: .inline) { values in
+                precondition(values.count == count)
+                done.signal()
+            }
+            let half = count / 2
+            let first = Array(pairs[..<half].map(\.resolver))
+            let second = Array(pairs[half...].map(\.resolver))
+            WorkerPool.global.submit(ClosureWorkItem { for resolver in first { resolver.fulfill(1) } })
+            WorkerPool.global.submit(ClosureWorkItem { for resolver in second { resolver.fulfill(1) } })
+            done.wait()
+        }
+    }
 }

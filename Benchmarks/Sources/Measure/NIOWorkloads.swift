@@ -41,6 +41,25 @@ enum NIOWorkloads {
         }
     }
 
+    /// W4 reference: `whenAllSucceed` of `count` promises succeeded from two threads.
+    static func all(iterations: Int, count: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let promises = (0..<count).map { _ in loop.makePromise(of: Int.self) }
+            EventLoopFuture.whenAllSucceed(promises.map(\.futureResult), on: loop).whenSuccess { values in
+                precondition(values.count == count)
+                done.signal()
+            }
+            let half = count / 2
+            let first = Array(promises[..<half])
+            let second = Array(promises[half...])
+            DispatchQueue.global().async { for promise in first { promise.succeed(1) } }
+            DispatchQueue.global().async { for promise in second { promise.succeed(1) } }
+            done.wait()
+        }
+    }
+
     static func lifecycle(iterations: Int) {
         let loop = group.next()
         let done = DispatchSemaphore(value: 0)

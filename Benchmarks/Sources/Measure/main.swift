@@ -5,7 +5,7 @@
 //   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w2 (1,000-handler fan-out)
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
-//             w7 (serial-queue hop)
+//             w7 (serial-queue hop)   w4 (`all` of 10,000 promises fulfilled from two threads)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 import Foundation
 
@@ -34,6 +34,8 @@ case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1q", "actorpromise"): ActorPromiseWorkloads.serialChain(iterations: iterations, links: 100)
 case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w2", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
+case ("w4", "actorpromise"): ActorPromiseWorkloads.all(iterations: iterations, count: 10_000)
+case ("w4", "nio"): NIOWorkloads.all(iterations: iterations, count: 10_000)
 case ("w3", "actorpromise"): ActorPromiseWorkloads.lifecycle(iterations: iterations, inline: false)
 case ("w3", "actorpromise-inline"): ActorPromiseWorkloads.lifecycle(iterations: iterations, inline: true)
 case ("w3", "nio"): NIOWorkloads.lifecycle(iterations: iterations)
