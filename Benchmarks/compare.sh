@@ -68,6 +68,8 @@ read -r chk_w5_i chk_w5_m < <(per_unit checked-continuation w5 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED; SMALL=$((SMALL * 10)); LARGE=$((LARGE * 10))
 read -r ap_w5x_i ap_w5x_m < <(per_unit actorpromise w5x 1)
 read -r cont_w5x_i cont_w5x_m < <(per_unit continuation w5x 1)
+read -r chk_w5x_i chk_w5x_m < <(per_unit checked-continuation w5x 1)
+read -r task_w5x_i task_w5x_m < <(per_unit task w5x 1)
 read -r ap_w7_i ap_w7_m < <(per_unit actorpromise w7 1)
 read -r dq_w7_i dq_w7_m < <(per_unit dispatch w7 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
@@ -94,6 +96,8 @@ row "W2 instr/handler, fan-out of 1,000 vs NIO" "$ap_w2_i" "$nio_w2_i" "$(ratio 
 row "W5 instr/await of a settled promise" "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=4x" "$(verdict "$ap_w5_i/$cont_w5_i" 4)"
 row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
 row "W5x instr/await, fulfilled on another thread" "$ap_w5x_i" "$cont_w5x_i" "$(ratio "$ap_w5x_i" "$cont_w5x_i")" "(info)" ""
+row "W5x checked continuation, other thread (info)" "$chk_w5x_i" "$cont_w5x_i" "$(ratio "$chk_w5x_i" "$cont_w5x_i")" "(info)" ""
+row "W5x Task {} + await (info)" "$task_w5x_i" "$cont_w5x_i" "$(ratio "$task_w5x_i" "$cont_w5x_i")" "(info)" ""
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=1.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 1.5)"
 row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.2x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.2)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=256" "$(verdict "$ap_w6" 256)"

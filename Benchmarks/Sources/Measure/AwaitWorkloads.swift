@@ -43,6 +43,16 @@ enum AwaitWorkloads {
         precondition(sum == iterations)
     }
 
+    static func checkedContinuationFromOtherThread(iterations: Int) async {
+        var sum = 0
+        for _ in 0..<iterations {
+            sum &+= await withCheckedContinuation { continuation in
+                WorkerPool.global.submit(ClosureWorkItem { continuation.resume(returning: 1) })
+            }
+        }
+        precondition(sum == iterations)
+    }
+
     static func taskValue(iterations: Int) async {
         var sum = 0
         for _ in 0..<iterations { sum &+= await Task { 1 }.value }
