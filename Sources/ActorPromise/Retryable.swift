@@ -138,6 +138,7 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
         resolver.onCancel { [self] in
             let (running, timer) = lock.withLock { () -> (Promise<Value>?, ScheduledAction?) in
                 stopped = true
+                defer { current = nil; self.timer = nil }
                 return (current, self.timer)
             }
             timer?.cancel()

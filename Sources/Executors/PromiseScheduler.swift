@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A source of time for timeouts, delays and retries: it runs an action after a delay.
 ///
 /// ``TimerThread/system`` uses the real clock. Tests use a ``ManualScheduler`` and move time
@@ -21,9 +19,14 @@ extension PromiseScheduler where Self == TimerThread {
 }
 
 /// A scheduled action that can be cancelled until it starts.
-public final class ScheduledAction: Sendable {
-    private let state = Atomic<UInt8>(0) // 0 pending, 1 started, 2 cancelled
-    private let action: @Sendable () -> Void
+///
+/// The action's closure is released as soon as it has run or been cancelled, so a cancelled
+/// timer holds nothing alive while it waits for its deadline in a scheduler's queue.
+public final class ScheduledAction: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `action` and `state` are guarded by `lock`.
+    private let lock = ConditionLock()
+    private var action: (@Sendable () -> Void)?
+    private var state: UInt8 = 0 // 0 pending, 1 started, 2 cancelled
 
     /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
     public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
@@ -31,15 +34,27 @@ public final class ScheduledAction: Sendable {
     /// Cancels the action if it has not started; returns whether it had not.
     @discardableResult
     public func cancel() -> Bool {
-        state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged
+        let released: (@Sendable () -> Void)? = lock.withLock {
+            guard state == 0 else { return nil }
+            state = 2
+            defer { action = nil }
+            return action
+        }
+        return released != nil
     }
 
     /// Whether ``cancel()`` won before the action started.
-    public var isCancelled: Bool { state.load(ordering: .acquiring) == 2 }
+    public var isCancelled: Bool { lock.withLock { state == 2 } }
 
     /// Runs the action unless it was cancelled or has already run. For schedulers.
     public func fire() {
-        if state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { action() }
+        let runnable: (@Sendable () -> Void)? = lock.withLock {
+            guard state == 0 else { return nil }
+            state = 1
+            defer { action = nil }
+            return action
+        }
+        runnable?()
     }
 }
 
