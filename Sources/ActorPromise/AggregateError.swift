@@ -7,6 +7,7 @@ public struct AggregateError: Error, CustomStringConvertible {
     /// Creates an aggregate of `errors`.
     public init(errors: [any Error]) { self.errors = errors }
 
+    /// How many inputs failed, and their errors.
     public var description: String {
         errors.isEmpty ? "AggregateError: no inputs" : "AggregateError (\(errors.count)): \(errors.map { "\($0)" }.joined(separator: "; "))"
     }

@@ -60,7 +60,9 @@ public struct AnyPromise: Sendable, Hashable {
     /// Whether this handle refers to `promise`.
     public func refers<Value>(to promise: Promise<Value>) -> Bool { node === promise.core }
 
+    /// Whether both handles refer to the same promise.
     public static func == (lhs: AnyPromise, rhs: AnyPromise) -> Bool { lhs.node === rhs.node }
 
+    /// Hashes the identity of the promise.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(node)) }
 }

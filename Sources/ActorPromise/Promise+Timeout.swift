@@ -72,5 +72,6 @@ extension Promise {
 public struct ValidationError: Error, Equatable, CustomStringConvertible {
     /// Creates the error.
     public init() {}
+    /// Says that a value failed validation.
     public var description: String { "ValidationError: the value did not pass validation" }
 }

@@ -118,6 +118,7 @@ extension Promise: Hashable {
     /// Two handles are equal when they refer to the same promise.
     public static func == (lhs: Promise, rhs: Promise) -> Bool { lhs.core === rhs.core }
 
+    /// Hashes the identity of the promise.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(core)) }
 }
 

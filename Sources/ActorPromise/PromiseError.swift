@@ -29,6 +29,7 @@ public struct PromiseError: Error, CustomStringConvertible {
         /// promise (see ``Promise/wait(timeout:)``).
         public static let wouldDeadlock = Code(5)
 
+        /// The code's name.
         public var description: String {
             switch self {
             case .cancelled: "cancelled"
@@ -65,6 +66,7 @@ public struct PromiseError: Error, CustomStringConvertible {
         PromiseError(.cancelled, reason: reason)
     }
 
+    /// A sentence saying what happened, with the site or reason when known.
     public var description: String {
         switch code {
         case .cancelled:

@@ -118,6 +118,7 @@ extension ConcurrentQueue: TaskExecutor {
         enqueue(JobItem(UnownedJob(job), serial: nil, task: asUnownedTaskExecutor()), barrier: false)
     }
 
+    /// This queue as a task executor.
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }

@@ -22,6 +22,7 @@ public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
     /// Actions scheduled and neither run nor cancelled.
     public var pendingCount: Int { lock.withLock { entries.filter { !$0.action.isCancelled }.count } }
 
+    /// Schedules `action` at the current manual time plus `delay`; it runs during an ``advance(by:)`` that reaches it.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         lock.withLock {
@@ -58,6 +59,7 @@ public final class ClockScheduler<C: Clock>: PromiseScheduler where C.Duration =
     /// Creates a scheduler over `clock`.
     public init(_ clock: C) { self.clock = clock }
 
+    /// Sleeps on the clock in a task, then runs `action` unless it was cancelled.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         let clock = clock

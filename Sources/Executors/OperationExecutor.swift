@@ -16,6 +16,7 @@ public final class OperationExecutor: ExecutionContext, @unchecked Sendable {
     /// Operation priorities, lowest to highest.
     public enum Priority: Int, Comparable, CaseIterable, Sendable {
         case veryLow, low, normal, high, veryHigh
+        /// Orders priorities from lowest to highest.
         public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -249,11 +250,13 @@ public final class QueuedOperation: WorkItem, @unchecked Sendable {
 
     var isDone: Bool { state == .finished || state == .cancelled }
 
+    /// Runs the operation's work and releases the operations that depend on it.
     public override func run() {
         ThreadState.current.running(executor) { item.run() }
         executor.finished(self)
     }
 
+    /// Drops the operation's work (the executor was torn down); a handler's promise is abandoned.
     public override func discard() { item.discard() }
 
     /// Cancels the operation if it has not started: it never runs, and operations depending on it

@@ -111,16 +111,21 @@ public final class RunLoopThread: ExecutionContext, @unchecked Sendable {
 }
 
 extension RunLoopThread: SerialExecutor, TaskExecutor {
+    /// Queues a job of a task or an actor that runs on this loop.
     public func enqueue(_ job: consuming ExecutorJob) {
         submit(JobItem(UnownedJob(job), serial: asUnownedSerialExecutor(), task: asUnownedTaskExecutor()))
     }
 
+    /// This loop as a serial executor, for actors.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 
+    /// This loop as a task executor.
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
+    /// Whether the calling code runs on this loop: what `assumeIsolated` asks for actors on it.
     public func isIsolatingCurrentContext() -> Bool? { isCurrent }
 
+    /// Traps unless the calling code runs on this loop.
     public func checkIsolated() {
         precondition(isCurrent, "not running on RunLoopThread '\(name)'")
     }

@@ -70,14 +70,17 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
 }
 
 extension SerialQueue: SerialExecutor, TaskExecutor {
+    /// Queues a job of a task or an actor that runs on this queue.
     public func enqueue(_ job: consuming ExecutorJob) {
         submit(JobItem(UnownedJob(job), serial: asUnownedSerialExecutor(), task: asUnownedTaskExecutor()))
     }
 
+    /// This queue as a serial executor, for actors.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
+    /// This queue as a task executor.
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
@@ -85,6 +88,7 @@ extension SerialQueue: SerialExecutor, TaskExecutor {
     /// Whether the calling code runs on this queue: what `assumeIsolated` asks for actors on it.
     public func isIsolatingCurrentContext() -> Bool? { isCurrent }
 
+    /// Traps unless the calling code runs on this queue.
     public func checkIsolated() {
         precondition(isCurrent, "not running on SerialQueue '\(label)'")
     }

@@ -25,6 +25,7 @@ public final class TimerThread: PromiseScheduler, @unchecked Sendable {
         startThread(named: "ActorPromise.timer") { [unowned self] in self.loop() }
     }
 
+    /// Schedules `action` on the timer thread after `delay` of real time.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         lock.lock()

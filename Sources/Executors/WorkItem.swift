@@ -53,6 +53,7 @@ public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
         super.init()
     }
 
+    /// Calls the closure.
     public override func run() { body() }
 }
 

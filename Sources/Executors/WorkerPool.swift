@@ -128,6 +128,7 @@ extension WorkerPool: TaskExecutor {
         submit(JobItem(UnownedJob(job), serial: nil, task: asUnownedTaskExecutor()))
     }
 
+    /// This pool as a task executor.
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
