@@ -25,6 +25,18 @@ extension Promise {
         }
     }
 
+    /// Handles a rejection by returning a replacement value; the same as
+    /// ``recover(on:_:)-(_,(any Error)->Value)``, for code that spells recovery `catch`.
+    ///
+    /// A fulfilled value passes through untouched; `body` may rethrow to keep the chain rejected.
+    @inlinable @discardableResult @_disfavoredOverload
+    public func `catch`(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (any Error) throws -> Value
+    ) -> Promise<Value> {
+        recover(on: context, body)
+    }
+
     /// Replaces a rejection with a value.
     ///
     /// `body` runs on `context` if this promise is rejected (cancellation included) and returns

@@ -37,6 +37,16 @@ struct ErrorPropagationTests {
         }
     }
 
+    @Test("R4 catch may also recover with a value or rethrow")
+    func catchRecovers() async throws {
+        #expect(try await Promise<Int>(error: TestError()).catch { _ in 5 }.value == 5)
+        #expect(try await Promise(value: 2).catch { _ in 5 }.value == 2)
+        await #expect(throws: TestError(id: 3)) {
+            try await Promise<Int>(error: TestError(id: 1)).catch { _ -> Int in throw TestError(id: 3) }.value
+        }
+        try await Promise<Void>(error: TestError()).catch { _ in }.value
+    }
+
     @Test("R12 ensure runs on both outcomes and passes the outcome through")
     func ensurePassesThrough() async throws {
         let count = Locked(0)
