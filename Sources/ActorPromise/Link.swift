@@ -115,7 +115,6 @@ extension PromiseCore {
             return
         }
         if isSettled { return }
-        _ = performTree(.adopting(source))
-        source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
+        send(.follow(source))
     }
 }

@@ -47,6 +47,26 @@ struct ObserverList<Value: Sendable>: Sendable {
         if first == nil { first = observer } else { rest.append(observer) }
     }
 
+    /// Every observer, in order.
+    @inlinable
+    var all: [Observer<Value>] {
+        guard let first else { return [] }
+        return [first] + rest
+    }
+
+    /// The promises these observers adopt into, if every observer is an adoption observer (and
+    /// there is at least one); `nil` otherwise.
+    @inlinable
+    func adoptionTargets() -> [PromiseCore<Value>]? {
+        guard let first else { return nil }
+        var targets: [PromiseCore<Value>] = []
+        for observer in CollectionOfOne(first) + rest {
+            guard let adopter = observer as? AdoptObserver<Value> else { return nil }
+            targets.append(adopter.target)
+        }
+        return targets
+    }
+
     /// Hands every observer the outcome, in registration order.
     @inlinable
     func notify(_ outcome: Outcome<Value>) {

@@ -91,13 +91,13 @@ public struct Promise<Value: Sendable>: Sendable {
     // MARK: State snapshots
 
     /// Whether the promise is still pending. A snapshot: it may change right after you read it.
-    @inlinable public var isPending: Bool { !core.isSettled }
+    public var isPending: Bool { core.inspected().isSettled == false }
 
     /// Whether the promise has been fulfilled (a snapshot).
-    public var isFulfilled: Bool { if case .success = core.settledOutcome { true } else { false } }
+    public var isFulfilled: Bool { if case .success = core.inspected().settledOutcome { true } else { false } }
 
     /// Whether the promise has been rejected, cancellation included (a snapshot).
-    public var isRejected: Bool { if case .failure = core.settledOutcome { true } else { false } }
+    public var isRejected: Bool { if case .failure = core.inspected().settledOutcome { true } else { false } }
 
     /// Whether `cancel` has reached this promise, directly or from an ancestor (a snapshot).
     ///
@@ -106,7 +106,7 @@ public struct Promise<Value: Sendable>: Sendable {
     public var isCancelled: Bool { core.isCancelled }
 
     /// The outcome, or `nil` while pending (a snapshot).
-    public var result: Result<Value, any Error>? { core.settledOutcome }
+    public var result: Result<Value, any Error>? { core.inspected().settledOutcome }
 }
 
 extension Promise where Value == Void {
@@ -127,7 +127,7 @@ extension Promise {
     /// and the child as a dependent, and returns the child.
     @inlinable @inline(__always)
     func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
-        let child = PromiseCore<Out>(PromiseStateMachine(), parent: core)
+        let child = PromiseCore<Out>(PromiseStateMachine(isDerived: true), parent: core)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
         return Promise<Out>(core: child)
     }

@@ -12,6 +12,16 @@ extension PromiseCore {
         if let outcome = effects.outcome, !effects.observers.isEmpty {
             withInlineBatch { effects.observers.notify(outcome) }
         }
+        if let source = effects.subscribeTo {
+            source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
+        }
+        if let source = effects.handOffSource {
+            for observer in effects.handOff { source.send(.register(observer: observer, child: nil, dependent: true)) }
+            for target in effects.handOffTargets { _ = target.performTree(.adopting(source)) }
+        }
+        if let outcome = effects.outcome {
+            for target in effects.alsoSettle { target.send(.settle(outcome)) }
+        }
         if effects.parentLostInterest, let parent { loseInterest(parent) }
         if let adoptee = effects.adopteeLostInterest { loseInterest(adoptee) }
         if effects.reportDone { reportDoneUpward(from: self) }

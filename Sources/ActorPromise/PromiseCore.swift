@@ -156,7 +156,15 @@ extension PromiseCore {
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }
-    @usableFromInline nonisolated var isPending: Bool { !isSettled }
+    @usableFromInline nonisolated var isPending: Bool { !inspected().isSettled }
+
+    /// Returns `self` after making sure a forwarding promise observes its source, so that its
+    /// snapshots are up to date (see `PromiseStateMachine.follow`).
+    @usableFromInline
+    nonisolated func inspected() -> PromiseCore {
+        if flags.load(ordering: .acquiring) & 4 != 0 { send(.subscribe) }
+        return self
+    }
     @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
 
@@ -170,6 +178,6 @@ extension PromiseCore {
 
     @usableFromInline
     nonisolated var anyOutcome: Outcome<any Sendable>? {
-        settledOutcome.map { $0.map { $0 as any Sendable } }
+        inspected().settledOutcome.map { $0.map { $0 as any Sendable } }
     }
 }

@@ -6,6 +6,10 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case register(observer: Observer<Value>?, child: (any PromiseNode)?, dependent: Bool)
     case cancel(reason: (any Error)?)
     case onCancel(@Sendable () -> Void)
+    /// Follow `source` (adoption).
+    case follow(PromiseCore<Value>)
+    /// A forwarding promise is being looked at: subscribe it to its source.
+    case subscribe
 }
 
 /// What must happen after a transition, outside the gate: the state machine decides, the state
@@ -22,8 +26,16 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var reportDone = false
     @usableFromInline var reattach = false
     @usableFromInline var parentLostInterest = false
-    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled.
+    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding.
     @usableFromInline var flags: UInt8 = 0
+    /// Adoption observers handed to the source of a forwarding promise, and their targets.
+    @usableFromInline var handOff: [Observer<Value>] = []
+    @usableFromInline var handOffTargets: [PromiseCore<Value>] = []
+    @usableFromInline var handOffSource: PromiseCore<Value>?
+    /// A source this promise must observe to settle itself (adoption).
+    @usableFromInline var subscribeTo: PromiseCore<Value>?
+    /// Promises to settle directly with this one's outcome (a forwarding promise's handed-off adopters).
+    @usableFromInline var alsoSettle: [PromiseCore<Value>] = []
 
     @inlinable init() {}
 }
@@ -52,11 +64,19 @@ struct PromiseStateMachine<Value: Sendable> {
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var hook: Hook
     @usableFromInline var cancelledWhilePending = false
+    /// Whether only its link settles it (a promise derived by an operator): the condition for
+    /// forwarding, see ``follow(_:tree:)``.
+    @usableFromInline let isDerived: Bool
+    /// The source a forwarding promise follows without observing it yet.
+    @usableFromInline var forwardSource: PromiseCore<Value>?
+    /// The adopters whose observers were handed to `forwardSource`.
+    @usableFromInline var handedOff: [PromiseCore<Value>] = []
 
     @inlinable
-    init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {
+    init(outcome: Outcome<Value>? = nil, hook: Hook = .none, isDerived: Bool = false) {
         self.outcome = outcome
         self.hook = hook
+        self.isDerived = isDerived
     }
 
     @inlinable
@@ -66,8 +86,10 @@ struct PromiseStateMachine<Value: Sendable> {
         case .register(let observer, let child, let dependent): register(observer, child: child, dependent: dependent, tree: &tree)
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
         case .onCancel(let handler): onCancel(handler)
+        case .follow(let source): follow(source, tree: &tree)
+        case .subscribe: subscribe()
         }
-        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0)
+        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwardSource != nil ? 4 : 0)
         return effects
     }
 
@@ -79,6 +101,10 @@ struct PromiseStateMachine<Value: Sendable> {
         effects.outcome = outcome
         swap(&effects.observers, &observers)
         hook = .none
+        if forwardSource != nil {
+            forwardSource = nil
+            swap(&effects.alsoSettle, &handedOff)
+        }
         effects.reportDone = tree.settle()
         return effects
     }
@@ -95,10 +121,54 @@ struct PromiseStateMachine<Value: Sendable> {
             effects.outcome = outcome
         } else {
             observers.append(observer)
+            if let source = forwardSource {
+                forwardSource = nil
+                effects.subscribeTo = source
+            }
             if case .lazy(let body) = hook {
                 hook = .none
                 effects.lazyBody = body
             }
+        }
+        return effects
+    }
+
+    /// Adoption: this promise will settle as `source` does.
+    ///
+    /// Normally this promise observes `source`. But a derived promise whose only observers are
+    /// other promises adopting it (and that has no children) *forwards* instead: it hands those
+    /// adoption observers straight to `source` and stops being a link in the chain, so that a
+    /// recursive loop written with promises keeps one pending promise, not one per iteration. The
+    /// forwarding promise observes `source` later, as soon as anyone observes or inspects it; a
+    /// cancellation still reaches the adopters it handed off.
+    @usableFromInline
+    mutating func follow(_ source: PromiseCore<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
+        var effects = PromiseEffects<Value>()
+        guard outcome == nil else { return effects }
+        tree.adoptee = source
+        if isDerived, forwardSource == nil, case .none = hook, tree.children.isEmpty, !tree.tracksInterest,
+           let targets = observers.adoptionTargets() {
+            var handed = ObserverList<Value>()
+            swap(&handed, &observers)
+            effects.handOff = handed.all
+            effects.handOffTargets = targets
+            effects.handOffSource = source
+            forwardSource = source
+            handedOff += targets
+            effects.reportDone = tree.forwarded()
+        } else {
+            effects.subscribeTo = source
+        }
+        return effects
+    }
+
+    /// A forwarding promise is inspected: it starts observing its source.
+    @usableFromInline
+    mutating func subscribe() -> PromiseEffects<Value> {
+        var effects = PromiseEffects<Value>()
+        if let source = forwardSource {
+            forwardSource = nil
+            effects.subscribeTo = source
         }
         return effects
     }

@@ -15,6 +15,8 @@ struct TreeState {
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
+    /// Whether the promise forwards to its adoptee (see `PromiseStateMachine.follow`).
+    @usableFromInline var isForwarding = false
     @usableFromInline let tracksInterest: Bool
 
     @inlinable
@@ -46,12 +48,22 @@ struct TreeState {
         return true
     }
 
+    /// Records that the promise forwards to another (it will never need its children list for its
+    /// own sake). Returns whether this node is now done.
+    @inlinable
+    mutating func forwarded() -> Bool {
+        isForwarding = true
+        guard children.isEmpty, !isDone else { return false }
+        isDone = true
+        return true
+    }
+
     /// Applies a tree operation; see ``TreeOp`` for what the result means.
     mutating func apply(_ op: TreeOp) -> Bool {
         switch op {
         case .childDone(let id):
             children.remove(id)
-            guard isSettled, children.isEmpty, !isDone else { return false }
+            guard isSettled || isForwarding, children.isEmpty, !isDone else { return false }
             isDone = true
             return true
         case .reattach(let child):

@@ -9,11 +9,17 @@ final class Tracked: Sendable {
     deinit { released.fulfill() }
 }
 
-/// A promise for the release of a fresh `Tracked`; fails with `timedOut` instead of hanging if
-/// the object leaks.
+/// A fresh `Tracked` and a promise for its release.
 func tracked() -> (Tracked, Promise<Void>) {
     let (promise, resolver) = Promise<Void>.pending()
-    return (Tracked(resolver), promise.timeout(after: .seconds(20)))
+    return (Tracked(resolver), promise)
+}
+
+extension Promise where Value == Void {
+    /// Waits for a release; fails with `timedOut` instead of hanging if the object leaked.
+    func released() async throws {
+        try await timeout(after: .seconds(30)).value
+    }
 }
 
 final class PromiseHolder: @unchecked Sendable {
@@ -34,7 +40,7 @@ struct LeakTests {
             resolver.fulfill(1)
             #expect(try await tail.value == 4)
         }
-        try await released.value
+        try await released.released()
     }
 
     @Test("objects captured by handlers of a cancelled branch are released without the handler running")
@@ -49,7 +55,7 @@ struct LeakTests {
             resolver.fulfill(1)
             _ = await branch.outcome
         }
-        try await released.value
+        try await released.released()
     }
 
     @Test("a handler that captures its own promise does not keep it alive after settlement")
@@ -68,7 +74,7 @@ struct LeakTests {
             resolver.fulfill(3)
             #expect(try await child.value == 3)
         }
-        try await released.value
+        try await released.released()
     }
 
     @Test("a pending chain whose resolver is dropped releases everything (abandonment)")
@@ -83,7 +89,7 @@ struct LeakTests {
             _ = resolver
         }
         _ = await tail.outcome
-        try await released.value
+        try await released.released()
     }
 
     @Test("resolvers of timers and retries are released when their promise is cancelled")
@@ -100,6 +106,6 @@ struct LeakTests {
             time.advance(by: .seconds(100))
             _ = await retried.outcome
         }
-        try await released.value
+        try await released.released()
     }
 }
