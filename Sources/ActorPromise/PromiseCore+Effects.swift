@@ -12,20 +12,27 @@ extension PromiseCore {
         if let outcome = effects.outcome, !effects.observers.isEmpty {
             withInlineBatch { effects.observers.notify(outcome) }
         }
-        if let source = effects.subscribeTo {
-            source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
-        }
-        if let source = effects.handOffSource {
-            for observer in effects.handOff { source.send(.register(observer: observer, child: nil, dependent: true)) }
-            for target in effects.handOffTargets { _ = target.performTree(.adopting(source)) }
-        }
-        if let outcome = effects.outcome {
-            for target in effects.alsoSettle { target.send(.settle(outcome)) }
-        }
+        if let adoption = effects.adoption { carryOut(adoption, outcome: effects.outcome) }
         if effects.parentLostInterest, let parent { loseInterest(parent) }
         if let adoptee = effects.adopteeLostInterest { loseInterest(adoptee) }
         if effects.reportDone { reportDoneUpward(from: self) }
         if effects.reattach { reattachUpward(from: self) }
+    }
+
+    /// Carries out what adoption decided: observing a source, handing adopters over to it, or
+    /// settling handed-off adopters directly.
+    @usableFromInline
+    nonisolated func carryOut(_ adoption: AdoptionEffects<Value>, outcome: Outcome<Value>?) {
+        if let source = adoption.subscribeTo {
+            source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
+        }
+        if let source = adoption.source {
+            for observer in adoption.handOff { source.send(.register(observer: observer, child: nil, dependent: true)) }
+            for target in adoption.handOffTargets { _ = target.performTree(.adopting(source)) }
+        }
+        if let outcome {
+            for target in adoption.alsoSettle { target.send(.settle(outcome)) }
+        }
     }
 
     /// Cancels this promise and, through an explicit work list, every descendant (R5).

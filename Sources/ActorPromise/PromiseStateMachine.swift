@@ -28,16 +28,48 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var parentLostInterest = false
     /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding.
     @usableFromInline var flags: UInt8 = 0
-    /// Adoption observers handed to the source of a forwarding promise, and their targets.
-    @usableFromInline var handOff: [Observer<Value>] = []
-    @usableFromInline var handOffTargets: [PromiseCore<Value>] = []
-    @usableFromInline var handOffSource: PromiseCore<Value>?
-    /// A source this promise must observe to settle itself (adoption).
-    @usableFromInline var subscribeTo: PromiseCore<Value>?
-    /// Promises to settle directly with this one's outcome (a forwarding promise's handed-off adopters).
-    @usableFromInline var alsoSettle: [PromiseCore<Value>] = []
+    /// Adoption work: rare, so kept out of line to keep the common effects small.
+    @usableFromInline var adoption: AdoptionEffects<Value>?
 
     @inlinable init() {}
+}
+
+/// What adoption decided (see ``PromiseStateMachine/follow(_:tree:)``).
+@usableFromInline
+final class AdoptionEffects<Value: Sendable>: Sendable {
+    /// A source this promise must observe to settle itself.
+    @usableFromInline let subscribeTo: PromiseCore<Value>?
+    /// Adoption observers handed to `source`, and the promises they settle.
+    @usableFromInline let handOff: [Observer<Value>]
+    @usableFromInline let handOffTargets: [PromiseCore<Value>]
+    @usableFromInline let source: PromiseCore<Value>?
+    /// Promises to settle directly with this one's outcome (handed-off adopters of a forwarding
+    /// promise that settles by cancellation or by observing its source).
+    @usableFromInline let alsoSettle: [PromiseCore<Value>]
+
+    @usableFromInline
+    init(subscribeTo: PromiseCore<Value>? = nil, handOff: [Observer<Value>] = [], handOffTargets: [PromiseCore<Value>] = [],
+         source: PromiseCore<Value>? = nil, alsoSettle: [PromiseCore<Value>] = []) {
+        self.subscribeTo = subscribeTo
+        self.handOff = handOff
+        self.handOffTargets = handOffTargets
+        self.source = source
+        self.alsoSettle = alsoSettle
+    }
+}
+
+/// The state of a promise that forwards to its adoptee (see ``PromiseStateMachine/follow(_:tree:)``).
+@usableFromInline
+final class Forwarding<Value: Sendable>: @unchecked Sendable {
+    // Safety: only touched under the owning state actor's gate.
+    @usableFromInline let source: PromiseCore<Value>
+    @usableFromInline var handedOff: [PromiseCore<Value>]
+
+    @usableFromInline
+    init(source: PromiseCore<Value>, handedOff: [PromiseCore<Value>]) {
+        self.source = source
+        self.handedOff = handedOff
+    }
 }
 
 /// The value half of a promise's state, as a pure value: no threads, no locks.
@@ -67,10 +99,9 @@ struct PromiseStateMachine<Value: Sendable> {
     /// Whether only its link settles it (a promise derived by an operator): the condition for
     /// forwarding, see ``follow(_:tree:)``.
     @usableFromInline let isDerived: Bool
-    /// The source a forwarding promise follows without observing it yet.
-    @usableFromInline var forwardSource: PromiseCore<Value>?
-    /// The adopters whose observers were handed to `forwardSource`.
-    @usableFromInline var handedOff: [PromiseCore<Value>] = []
+    /// Set while the promise forwards: the source it follows without observing it yet, and the
+    /// adopters whose observers it handed to that source.
+    @usableFromInline var forwarding: Forwarding<Value>?
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none, isDerived: Bool = false) {
@@ -89,7 +120,7 @@ struct PromiseStateMachine<Value: Sendable> {
         case .follow(let source): follow(source, tree: &tree)
         case .subscribe: subscribe()
         }
-        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwardSource != nil ? 4 : 0)
+        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwarding != nil ? 4 : 0)
         return effects
     }
 
@@ -101,9 +132,9 @@ struct PromiseStateMachine<Value: Sendable> {
         effects.outcome = outcome
         swap(&effects.observers, &observers)
         hook = .none
-        if forwardSource != nil {
-            forwardSource = nil
-            swap(&effects.alsoSettle, &handedOff)
+        if let forwarding {
+            self.forwarding = nil
+            effects.adoption = AdoptionEffects(alsoSettle: forwarding.handedOff)
         }
         effects.reportDone = tree.settle()
         return effects
@@ -121,9 +152,9 @@ struct PromiseStateMachine<Value: Sendable> {
             effects.outcome = outcome
         } else {
             observers.append(observer)
-            if let source = forwardSource {
-                forwardSource = nil
-                effects.subscribeTo = source
+            if let forwarding {
+                self.forwarding = nil
+                effects.adoption = AdoptionEffects(subscribeTo: forwarding.source)
             }
             if case .lazy(let body) = hook {
                 hook = .none
@@ -146,18 +177,15 @@ struct PromiseStateMachine<Value: Sendable> {
         var effects = PromiseEffects<Value>()
         guard outcome == nil else { return effects }
         tree.adoptee = source
-        if isDerived, forwardSource == nil, case .none = hook, tree.children.isEmpty, !tree.tracksInterest,
+        if isDerived, forwarding == nil, case .none = hook, tree.children.isEmpty, !tree.tracksInterest,
            let targets = observers.adoptionTargets() {
             var handed = ObserverList<Value>()
             swap(&handed, &observers)
-            effects.handOff = handed.all
-            effects.handOffTargets = targets
-            effects.handOffSource = source
-            forwardSource = source
-            handedOff += targets
+            effects.adoption = AdoptionEffects(handOff: handed.all, handOffTargets: targets, source: source)
+            forwarding = Forwarding(source: source, handedOff: targets)
             effects.reportDone = tree.forwarded()
         } else {
-            effects.subscribeTo = source
+            effects.adoption = AdoptionEffects(subscribeTo: source)
         }
         return effects
     }
@@ -166,9 +194,9 @@ struct PromiseStateMachine<Value: Sendable> {
     @usableFromInline
     mutating func subscribe() -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
-        if let source = forwardSource {
-            forwardSource = nil
-            effects.subscribeTo = source
+        if let forwarding {
+            self.forwarding = nil
+            effects.adoption = AdoptionEffects(subscribeTo: forwarding.source)
         }
         return effects
     }
