@@ -90,17 +90,22 @@ func residentBytes() -> Int {
 
 @Suite("R3 adoption forwarding")
 struct ForwardingTests {
-    @Test("an intermediate promise that forwarded still settles when inspected or awaited later")
-    func intermediateObservedLater() async throws {
-        let (source, resolver) = Promise<Int>.pending()
+    /// `outer` adopts `middle`, which only `outer` observes; `middle` then adopts `source`, so it
+    /// forwards `outer`'s adoption to `source` and steps out of the chain.
+    static func chain(through source: Promise<Int>) throws -> (outer: Promise<Int>, middle: Promise<Int>) {
         let middleBox = Locked<Promise<Int>?>(nil)
-        // outer adopts middle; middle (observed only by outer) adopts source and forwards.
         let outer = Promise(value: 0).then(on: .inline) { _ -> Promise<Int> in
             let middle = Promise(value: 0).then(on: .inline) { _ in source }
             middleBox.withLock { $0 = middle }
             return middle
         }
-        let middle = try #require(middleBox.current)
+        return (outer, try #require(middleBox.current))
+    }
+
+    @Test("an intermediate promise that forwarded still settles when inspected or awaited later")
+    func intermediateObservedLater() async throws {
+        let (source, resolver) = Promise<Int>.pending()
+        let (outer, middle) = try Self.chain(through: source)
         resolver.fulfill(7)
         #expect(try await outer.value == 7)
         #expect(try await middle.value == 7)
@@ -110,13 +115,7 @@ struct ForwardingTests {
     @Test("cancelling a forwarding intermediate still rejects the promises that adopted it")
     func cancelIntermediate() async throws {
         let (source, _keep) = Promise<Int>.pending()
-        let middleBox = Locked<Promise<Int>?>(nil)
-        let outer = Promise(value: 0).then(on: .inline) { _ -> Promise<Int> in
-            let middle = Promise(value: 0).then(on: .inline) { _ in source }
-            middleBox.withLock { $0 = middle }
-            return middle
-        }
-        let middle = try #require(middleBox.current)
+        let (outer, middle) = try Self.chain(through: source)
         middle.cancel()
         await #expect { try await outer.value } throws: { $0.isCancellation }
         #expect(source.isPending, "the source itself is not cancelled")
