@@ -60,10 +60,17 @@ struct ErrorPropagationTests {
     @Test("R12 ensureThen waits for the clean-up before the chain continues")
     func ensureThenWaits() async throws {
         let (cleanup, cleanupResolver) = Promise<Void>.pending()
-        let chained = Promise(value: 7).ensureThen { cleanup }
-        let after = chained.then { $0 * 2 }
-        try await Task.sleep(for: .milliseconds(20)) // give a wrong implementation the chance to run ahead
-        #expect(after.isPending, "the chain must wait for the clean-up")
+        let (started, startedResolver) = Promise<Void>.pending()
+        let chained = Promise(value: 7).ensureThen {
+            startedResolver.fulfill()
+            return cleanup
+        }
+        let after = chained.then(on: .inline) { $0 * 2 }
+        try await started.value
+        // The handler has returned the clean-up promise by the time the pool runs this: a chain
+        // that did not wait would be settled now.
+        try await Promise(value: ()).then(on: .global) { _ in }.value
+        #expect(chained.isPending && after.isPending, "the chain must wait for the clean-up")
         cleanupResolver.fulfill()
         #expect(try await after.value == 14)
     }
