@@ -1,4 +1,4 @@
-/// The error of a combinator whose every input was rejected (``Promise/any(_:)``): all the
+/// The error of a combinator whose every input was rejected (``Promise/any(_:fileID:line:)``): all the
 /// errors, in input order.
 public struct AggregateError: Error, CustomStringConvertible {
     /// The inputs' errors, in input order. Empty when there were no inputs.

@@ -6,7 +6,7 @@ extension Promise {
     /// has been handled (or when there was none), and rejected if `body` throws.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Handles the error.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult
@@ -26,7 +26,7 @@ extension Promise {
     }
 
     /// Handles a rejection by returning a replacement value; the same as
-    /// ``recover(on:_:)-(_,(any Error)->Value)``, for code that spells recovery `catch`.
+    /// `recover(on:_:)`, for code that spells recovery `catch`.
     ///
     /// A fulfilled value passes through untouched; `body` may rethrow to keep the chain rejected.
     @inlinable @discardableResult @_disfavoredOverload
@@ -44,7 +44,7 @@ extension Promise {
     /// rejected. A fulfilled value passes through untouched.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Maps the error to a value.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult
@@ -60,7 +60,7 @@ extension Promise {
 
     /// Replaces a rejection with the outcome of another promise.
     ///
-    /// Like ``recover(on:_:)-(_,(any Error)->Value)``, but `body` returns a promise that the
+    /// Like `recover(on:_:)`, but `body` returns a promise that the
     /// returned promise follows.
     @inlinable @discardableResult
     public func recover(

@@ -4,7 +4,7 @@ extension Promise {
     /// The returned promise settles with this promise's value or error once `body` has returned.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Clean-up work.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult
@@ -26,7 +26,7 @@ extension Promise {
     /// with the clean-up's error instead, even if this promise was fulfilled.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the clean-up and returns a promise for its completion.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult

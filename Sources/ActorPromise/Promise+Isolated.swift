@@ -6,7 +6,7 @@ extension Promise {
     /// synchronously. It runs in a task that hops to the actor once this promise is fulfilled; if
     /// this promise is rejected, the handler is skipped and the error passes on. Handlers for the
     /// same actor start in registration order only if the actor runs on a serial context of this
-    /// library (a ``SerialQueue`` or ``RunLoopThread`` as its executor); for default actors the
+    /// library (a `SerialQueue` or `RunLoopThread` as its executor); for default actors the
     /// order of hops is up to Swift's scheduler.
     ///
     /// Cancelling the returned promise before the handler starts skips it, and cancels its task.

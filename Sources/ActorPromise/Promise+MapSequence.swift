@@ -12,7 +12,7 @@ extension Promise {
     /// - Parameters:
     ///   - elements: The inputs; read once, up front.
     ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
-    ///   - context: Where `transform` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
     ///   - transform: Starts the work for one element.
     /// - Complexity: O(*n*).
     public static func map<Element: Sendable>(

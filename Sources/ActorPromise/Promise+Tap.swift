@@ -5,7 +5,7 @@ extension Promise {
     /// with that same outcome. Use it for logging and metrics.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Observes the outcome.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult

@@ -62,13 +62,13 @@ extension Promise {
     /// Derives a promise from this one's value.
     ///
     /// `body` runs once, on `context`, after this promise is fulfilled — never inside this call
-    /// (except on ``InlineContext``). Its return value fulfils the returned promise; an error it
+    /// (except on `InlineContext`). Its return value fulfils the returned promise; an error it
     /// throws rejects it. If this promise is rejected, `body` is skipped and the returned promise
     /// is rejected with the same error (R4). If the returned promise is cancelled before `body`
     /// starts, `body` never runs.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Maps the value.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult
@@ -101,7 +101,7 @@ extension Promise {
     /// ``pending(tracksInterest:fileID:line:)``), but never cancels it directly.
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the next step. A thrown error rejects the returned promise.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult
@@ -119,7 +119,7 @@ extension Promise {
     /// rethrow it.
     ///
     /// - Parameters:
-    ///   - context: Where the handler runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where the handler runs. Defaults to `WorkerPool.global`.
     ///   - onFulfilled: Maps the value.
     ///   - onRejected: Maps the error, cancellation included.
     /// - Returns: A new promise, a child of this one.
@@ -141,7 +141,7 @@ extension Promise {
         }
     }
 
-    /// Maps the value; the same as ``then(on:_:)-(_,(Value)->U)``.
+    /// Maps the value; the same as `then(on:_:)`.
     @inlinable @discardableResult
     public func map<U: Sendable>(
         on context: any ExecutionContext = .global,

@@ -12,7 +12,7 @@ extension Promise {
     /// - Parameters:
     ///   - delay: How long to wait.
     ///   - scheduler: The source of time. Defaults to the real clock; tests pass a
-    ///     ``ManualScheduler``.
+    ///     `ManualScheduler`.
     public func timeout(after delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
         let branch = self.branch()
         let (result, resolver) = Promise<Value>.pending()
@@ -53,7 +53,7 @@ extension Promise {
     /// (``ValidationError`` by default).
     ///
     /// - Parameters:
-    ///   - context: Where `predicate` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `predicate` runs. Defaults to `WorkerPool.global`.
     ///   - predicate: The check; a thrown error rejects as well.
     ///   - error: The error for a value that fails the check.
     public func validate(

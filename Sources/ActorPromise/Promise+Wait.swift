@@ -4,11 +4,11 @@ extension Promise {
     /// Blocks the calling thread until the promise settles, and returns its value.
     ///
     /// For synchronous code at the edges of a program (a command-line `main`, a test). Never
-    /// needed by the library itself, and unavailable from `async` code: use ``value`` there.
+    /// needed by the library itself, and unavailable from `async` code: use `value` there.
     ///
     /// Blocking a thread that the settlement may need is detected and reported instead of
-    /// deadlocking: called on a thread of ``WorkerPool``, inside a ``SerialQueue``,
-    /// ``ConcurrentQueue``, ``OperationExecutor`` or ``RunLoopThread`` item, or inside an inline
+    /// deadlocking: called on a thread of `WorkerPool`, inside a `SerialQueue`,
+    /// `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread` item, or inside an inline
     /// handler, it throws ``PromiseError`` with code ``PromiseError/Code/wouldDeadlock`` at once
     /// (unless the promise is already settled).
     ///

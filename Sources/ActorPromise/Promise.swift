@@ -4,9 +4,9 @@
 /// (cancellation is a rejection with ``PromiseError/Code/cancelled``). Its state lives in an actor;
 /// `Promise` itself is a small `Sendable` handle, cheap to copy and safe to share across threads.
 ///
-/// Derive promises with ``then(on:_:)-(_,(Value)->U)`` and the other operators. Every operator
-/// returns at once, from synchronous code, and its handler runs later on an ``ExecutionContext``
-/// (``WorkerPool/global`` unless you pass `on:`). Handlers registered with the same serial
+/// Derive promises with `then(on:_:)` and the other operators. Every operator
+/// returns at once, from synchronous code, and its handler runs later on an `ExecutionContext`
+/// (`WorkerPool.global` unless you pass `on:`). Handlers registered with the same serial
 /// context run in registration order.
 ///
 /// ```swift
@@ -27,6 +27,8 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - tracksInterest: When `true`, the promise cancels itself once every promise derived
     ///     from it (and every awaiter) has been cancelled — "nobody wants the value any more" (R7).
     ///     Pair it with ``Resolver/onCancel(_:)`` to stop the underlying work.
+    ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
     ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
     @inlinable
@@ -43,6 +45,8 @@ public struct Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - tracksInterest: See ``pending(tracksInterest:fileID:line:)``.
+    ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - body: Starts the work and keeps the resolver until the work is done. A thrown error
     ///     rejects the promise (unless the body settled it first).
     public init(

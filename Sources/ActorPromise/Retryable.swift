@@ -39,7 +39,7 @@ public struct Retryable<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - attempts: The most attempts per run, the first included (at least 1).
     ///   - delay: The wait between attempts.
-    ///   - scheduler: The source of time; tests pass a ``ManualScheduler``.
+    ///   - scheduler: The source of time; tests pass a `ManualScheduler`.
     ///   - shouldRetry: Whether an error is worth another attempt; by default every error but a
     ///     cancellation is.
     public func retry(

@@ -19,7 +19,7 @@ extension Promise {
 
     /// The outcome, once the promise settles: the value or the error, without throwing.
     ///
-    /// Cancelling the awaiting task behaves as for ``value``: the result is then a
+    /// Cancelling the awaiting task behaves as for `value`: the result is then a
     /// ``PromiseError/Code/cancelled`` failure.
     @inlinable
     public var outcome: Result<Value, any Error> {

@@ -2,7 +2,7 @@ extension Promise {
     /// Calls `body` with the outcome once the promise settles — for callers that take callbacks (B5).
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Receives the value or the error (cancellation included).
     public func whenComplete(
         on context: any ExecutionContext = .global,
@@ -14,7 +14,7 @@ extension Promise {
     /// Calls `body` in the Objective-C completion style: `(value, nil)` or `(nil, error)` (B5).
     ///
     /// - Parameters:
-    ///   - context: Where `body` runs. Defaults to ``WorkerPool/global``.
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Receives exactly one of a value or an error.
     public func whenComplete(
         on context: any ExecutionContext = .global,

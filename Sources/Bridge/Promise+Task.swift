@@ -7,8 +7,8 @@ extension Promise {
     ///
     /// - Parameters:
     ///   - priority: The task's priority.
-    ///   - executor: A task executor to prefer (a ``SerialQueue``, ``ConcurrentQueue``,
-    ///     ``RunLoopThread`` or ``WorkerPool``); `nil` for Swift's default.
+    ///   - executor: A task executor to prefer (a `SerialQueue`, `ConcurrentQueue`,
+    ///     `RunLoopThread` or `WorkerPool`); `nil` for Swift's default.
     ///   - tracksInterest: See ``Promise/pending(tracksInterest:fileID:line:)``.
     ///   - operation: The work.
     public init(

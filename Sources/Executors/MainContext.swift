@@ -6,7 +6,7 @@ import Foundation
 /// That queue is what `MainActor` runs on, so `then(on: .main)` handlers interleave with
 /// main-actor code in submission order. Something must service the main queue: in an app or an
 /// `async` `main` it already is; a command-line program that blocks its main thread instead calls
-/// ``run(until:)`` to drive it.
+/// ``run(until:timeout:)`` to drive it.
 public final class MainContext: ExecutionContext, Sendable {
     /// The main context.
     public static let shared = MainContext()
