@@ -40,9 +40,7 @@ public struct AnyPromise: Sendable, Hashable {
 
     /// Cancels the promise and its descendants; see ``Promise/cancel(reason:)``.
     public func cancel(reason: (any Error)? = nil) {
-        var work: [any PromiseNode] = []
-        node.cancel(reason: reason, forwardingInto: &work)
-        while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+        cancelTree(node, reason: reason)
     }
 
     /// Whether the promise is still pending (a snapshot).

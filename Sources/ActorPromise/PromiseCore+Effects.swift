@@ -64,14 +64,13 @@ extension PromiseCore {
 /// Cancels `node` and every descendant, with a work list instead of recursion.
 @usableFromInline
 func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
-    var work: [any PromiseNode] = []
-    node.cancel(reason: reason, forwardingInto: &work)
-    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+    forwardCancel(to: [node], reason: reason)
 }
 
+/// Cancels each of `nodes` and every descendant, with a work list instead of recursion.
 @usableFromInline
-func forwardCancel(to children: [any PromiseNode], reason: (any Error)?) {
-    var work = children
+func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
+    var work = nodes
     while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
 }
 

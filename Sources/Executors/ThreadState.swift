@@ -49,7 +49,7 @@ package final class ThreadState {
         if isDraining {
             inlineQueue.append(item)
         } else {
-            drain(startingWith: item)
+            batchingInline { item.run() }
         }
     }
 
@@ -62,13 +62,6 @@ package final class ThreadState {
         }
         isDraining = true
         body()
-        while let next = inlineQueue.popFirst() { next.run() }
-        isDraining = false
-    }
-
-    private func drain(startingWith item: WorkItem) {
-        isDraining = true
-        item.run()
         while let next = inlineQueue.popFirst() { next.run() }
         isDraining = false
     }
