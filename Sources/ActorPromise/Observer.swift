@@ -8,7 +8,9 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     // Safety: `input` is written at settlement before the observer is submitted to its context,
     // and read by the runner after the context hands it back; see `WorkItem`.
     @usableFromInline @exclusivity(unchecked) final var input: Outcome<Value>?
-    @usableFromInline final let context: any ExecutionContext
+    /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
+    /// a context does not keep that context alive (L1: a released context's queue may hold it).
+    @usableFromInline @exclusivity(unchecked) final var context: (any ExecutionContext)?
 
     @usableFromInline
     init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
@@ -20,7 +22,15 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     @inlinable @inline(__always)
     final func receive(_ outcome: Outcome<Value>) {
         input = outcome
-        context.submit(self)
+        takeContext().submit(self)
+    }
+
+    /// The context, taken out of the observer (once, when it is handed over).
+    @inlinable @inline(__always)
+    final func takeContext() -> any ExecutionContext {
+        let context = self.context.unsafelyUnwrapped
+        self.context = nil
+        return context
     }
 
     /// Takes the stored outcome (once).
@@ -78,10 +88,10 @@ struct ObserverList<Value: Sendable>: Sendable {
         // A fan-out: batch consecutive handlers for the same pool, taking its lock once.
         var batch = SubmissionBatch()
         first.input = outcome
-        batch.add(first, to: first.context)
+        batch.add(first, to: first.takeContext())
         for observer in rest {
             observer.input = outcome
-            batch.add(observer, to: observer.context)
+            batch.add(observer, to: observer.takeContext())
         }
         batch.flush()
     }

@@ -30,10 +30,12 @@ extension Promise {
     /// Rejections are skipped while another promise may still be fulfilled; if every promise is
     /// rejected, throws the last rejection. Cancelling the awaiting task cancels them all.
     ///
-    /// - Parameter promises: The contenders. Must not be empty.
+    /// - Parameter promises: The contenders.
     /// - Returns: The first value.
+    /// - Throws: The last rejection if none is fulfilled; an empty ``AggregateError`` at once for
+    ///   an empty input, as ``Promise/any(_:)`` rejects (a race nobody runs has no winner).
     public static func firstValue(of promises: [Promise<Value>]) async throws -> Value {
-        precondition(!promises.isEmpty, "firstValue(of:) needs at least one promise")
+        if promises.isEmpty { throw AggregateError(errors: []) }
         return try await withThrowingTaskGroup(of: Value.self) { group in
             for promise in promises {
                 group.addTask { try await promise.value }

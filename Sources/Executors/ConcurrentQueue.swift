@@ -9,6 +9,9 @@
 /// queue, and a barrier is the safe default (the write-safety assumption of the seeds). Ask for
 /// parallel execution explicitly with ``concurrent`` (`then(on: queue.concurrent)`), for handlers
 /// that only read.
+///
+/// **Lifetime (L1).** Each queued or running item keeps the queue alive, as with a
+/// `DispatchQueue`: releasing the last reference with work pending is safe, and that work runs.
 public final class ConcurrentQueue: ExecutionContext, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `waiting`, `running` and `barrierRunning` are guarded by
     // `lock`; `width`, `label` and `pool` are immutable.
@@ -59,7 +62,8 @@ public final class ConcurrentQueue: ExecutionContext, @unchecked Sendable {
         // Safety: immutable after init.
         let item: WorkItem
         let barrier: Bool
-        unowned let queue: ConcurrentQueue
+        /// Strong: a queue released with entries waiting or running lives until they are done.
+        let queue: ConcurrentQueue
 
         init(_ item: WorkItem, barrier: Bool, queue: ConcurrentQueue) {
             self.item = item

@@ -6,7 +6,7 @@
 /// let slow = promise.timeout(after: .seconds(5), scheduler: time)
 /// time.advance(by: .seconds(5))   // the timeout fires now, on this thread
 /// ```
-public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
+public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `now`, `sequence` and `entries` are guarded by `lock`.
     private let lock = ConditionLock()
     @exclusivity(unchecked) private var now: Duration = .zero
@@ -20,11 +20,12 @@ public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
     public var elapsed: Duration { lock.withLock { now } }
 
     /// Actions scheduled and neither run nor cancelled.
-    public var pendingCount: Int { lock.withLock { entries.filter { !$0.action.isCancelled }.count } }
+    public var pendingCount: Int { lock.withLock { entries.count } }
 
     /// Schedules `action` at the current manual time plus `delay`; it runs during an ``advance(by:)`` that reaches it.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
+        handle.queue = self
         lock.withLock {
             sequence += 1
             entries.append((now + max(.zero, delay), sequence, handle))
@@ -40,6 +41,11 @@ public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
         lock.withLock { now = target }
     }
 
+    /// Drops a cancelled action, so that it holds nothing until its deadline.
+    package func remove(_ action: ScheduledAction) {
+        lock.withLock { entries.removeAll { $0.action === action } }
+    }
+
     private func takeNext(dueBy target: Duration) -> ScheduledAction? {
         lock.withLock {
             guard let index = entries.indices.min(by: {
@@ -53,6 +59,8 @@ public final class ManualScheduler: PromiseScheduler, @unchecked Sendable {
 }
 
 /// A ``PromiseScheduler`` over any `Clock` measured in `Duration`, by sleeping in a task.
+///
+/// Cancelling a scheduled action cancels its sleeping task, which ends at once.
 public final class ClockScheduler<C: Clock>: PromiseScheduler where C.Duration == Duration {
     private let clock: C
 
@@ -63,11 +71,11 @@ public final class ClockScheduler<C: Clock>: PromiseScheduler where C.Duration =
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         let clock = clock
-        let task = Task {
+        // Cancelling the action cancels the sleep too, so the task ends at once (L2).
+        handle.task = Task {
             try? await clock.sleep(for: delay)
             if !Task.isCancelled { handle.fire() }
         }
-        _ = task
         return handle
     }
 }

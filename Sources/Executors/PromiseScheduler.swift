@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A source of time for timeouts, delays and retries: it runs an action after a delay.
 ///
 /// ``TimerThread/system`` uses the real clock. Tests use a ``ManualScheduler`` and move time
@@ -20,42 +22,60 @@ extension PromiseScheduler where Self == TimerThread {
 
 /// A scheduled action that can be cancelled until it starts.
 ///
-/// The action's closure is released as soon as it has run or been cancelled, so a cancelled
-/// timer holds nothing alive while it waits for its deadline in a scheduler's queue.
+/// The action's closure is released as soon as it has run or been cancelled, and a cancelled
+/// action leaves its scheduler's queue at once (L2): a timer whose promise settled early holds no
+/// memory until its deadline.
 public final class ScheduledAction: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `action` and `state` are guarded by `lock`.
-    private let lock = ConditionLock()
-    private var action: (@Sendable () -> Void)?
-    private var state: UInt8 = 0 // 0 pending, 1 started, 2 cancelled
+    // Safety (`@unchecked Sendable`): `state` is atomic, and the one caller that moves it away from
+    // pending (`fire` or `cancel`) is the only one to touch `action` after `init`. `queue` and
+    // `task` are written by the scheduler before it hands the action out, and only the winning
+    // `cancel` reads them afterwards. `queueIndex` belongs to
+    // the queue and is guarded by its lock.
+    private let state = Atomic<UInt8>(0) // 0 pending, 1 started, 2 cancelled
+    @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
+    /// The queue to leave when cancelled.
+    package weak var queue: (any ScheduledActionQueue)?
+    /// The sleeping task to cancel when cancelled (``ClockScheduler``).
+    @exclusivity(unchecked) package var task: Task<Void, Never>?
+    /// The action's place in `queue`, kept by the queue under its lock.
+    @exclusivity(unchecked) package var queueIndex = -1
 
     /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
     public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
 
     /// Cancels the action if it has not started; returns whether it had not.
+    ///
+    /// The action's closure and its place in the scheduler are released now, not at the deadline.
     @discardableResult
     public func cancel() -> Bool {
-        let released: (@Sendable () -> Void)? = lock.withLock {
-            guard state == 0 else { return nil }
-            state = 2
-            defer { action = nil }
-            return action
+        guard state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged else {
+            return false
         }
-        return released != nil
+        action = nil
+        queue?.remove(self)
+        task?.cancel()
+        task = nil
+        return true
     }
 
     /// Whether ``cancel()`` won before the action started.
-    public var isCancelled: Bool { lock.withLock { state == 2 } }
+    public var isCancelled: Bool { state.load(ordering: .acquiring) == 2 }
 
     /// Runs the action unless it was cancelled or has already run. For schedulers.
     public func fire() {
-        let runnable: (@Sendable () -> Void)? = lock.withLock {
-            guard state == 0 else { return nil }
-            state = 1
-            defer { action = nil }
-            return action
+        guard state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+            return
         }
+        let runnable = action
+        action = nil
         runnable?()
     }
+}
+
+/// A scheduler's queue of pending actions, which a cancelled action leaves at once.
+package protocol ScheduledActionQueue: AnyObject, Sendable {
+    /// Removes `action` if it is still queued.
+    func remove(_ action: ScheduledAction)
 }
 
 /// Converts a duration to seconds.

@@ -8,9 +8,14 @@
 ///
 /// Guarantees (E1): FIFO for work submitted from one thread; never two items at once; items that
 /// run on it see each other's effects (each item happens-before the next).
+///
+/// **Lifetime (L1).** Like a `DispatchQueue`, a queue with work submitted keeps itself alive until
+/// that work has run: releasing the last reference with items queued (or running) is safe, and
+/// every queued item still runs. An idle queue holds no reference to itself and is freed as soon
+/// as its last user lets go.
 public final class SerialQueue: ExecutionContext, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `queue` and `isScheduled` are guarded by `lock`; `drain` and
-    // `batchLimit` are immutable.
+    // Safety (`@unchecked Sendable`): `queue` and `isScheduled` are guarded by `lock`, and so is
+    // `drain.owner`; `drain` and `batchLimit` are immutable.
 
     /// A name for debugging.
     public let label: String
@@ -19,7 +24,23 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
     @exclusivity(unchecked) private var queue = WorkQueue()
     @exclusivity(unchecked) private var isScheduled = false
     private let batchLimit = 64
-    private lazy var drain: WorkItem = ClosureWorkItem { [unowned self] in self.runBatch() }
+    private let drain = Drain()
+
+    /// The pool job that runs a batch of the queue. While the queue has work scheduled, `owner`
+    /// holds the queue strongly (a deliberate cycle, broken when the queue runs dry), so that a
+    /// queue released with work pending lives until that work has run.
+    private final class Drain: WorkItem, @unchecked Sendable {
+        // Safety: `owner` is written under the queue's lock, and read by `run()` after the pool
+        // hands the item back, which orders it after the write that scheduled it.
+        @exclusivity(unchecked) var owner: SerialQueue?
+
+        override func run() {
+            guard let queue = owner else { return }
+            // `queue` is a strong local: the queue outlives this batch even if the batch drops
+            // `owner` and nobody else holds the queue.
+            queue.runBatch()
+        }
+    }
 
     /// Creates a serial queue.
     ///
@@ -29,7 +50,6 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
     public init(label: String = "SerialQueue", pool: WorkerPool = .global) {
         self.label = label
         self.pool = pool
-        _ = drain
     }
 
     /// Queues `item` behind everything already submitted.
@@ -37,7 +57,10 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
         lock.lock()
         queue.append(item)
         let schedule = !isScheduled
-        isScheduled = true
+        if schedule {
+            isScheduled = true
+            drain.owner = self
+        }
         lock.unlock()
         if schedule { pool.submit(drain) }
     }
@@ -57,6 +80,7 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
                 lock.lock()
                 guard let item = queue.popFirst() else {
                     isScheduled = false
+                    drain.owner = nil
                     lock.unlock()
                     return
                 }
