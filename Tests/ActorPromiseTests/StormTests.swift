@@ -13,22 +13,24 @@ final class WeakReference: @unchecked Sendable {
 struct StormTests {
     @Test("cancelling a tree of 100,000 branches while it settles: every branch settles, interest fires once")
     func cancellationStorm() async throws {
-        let fired = Locked(0)
-        let (root, resolver) = Promise<Int>.pending(tracksInterest: true)
-        resolver.onCancel { fired.increment() }
-        var branches: [Promise<Int>] = []
-        branches.reserveCapacity(100_000)
-        for index in 0..<100_000 {
-            branches.append(root.then(on: index % 2 == 0 ? .inline : .global) { $0 + 1 })
+        try await MemoryHeavy.exclusively { () async throws in
+            let fired = Locked(0)
+            let (root, resolver) = Promise<Int>.pending(tracksInterest: true)
+            resolver.onCancel { fired.increment() }
+            var branches: [Promise<Int>] = []
+            branches.reserveCapacity(100_000)
+            for index in 0..<100_000 {
+                branches.append(root.then(on: index % 2 == 0 ? .inline : .global) { $0 + 1 })
+            }
+            let all = branches
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for branch in all[..<50_000] { branch.cancel() } }
+                group.addTask { for branch in all[50_000...] { branch.cancel() } }
+            }
+            #expect(root.isCancelled)
+            #expect(fired.current == 1)
+            for branch in branches { _ = await branch.outcome }
         }
-        let all = branches
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for branch in all[..<50_000] { branch.cancel() } }
-            group.addTask { for branch in all[50_000...] { branch.cancel() } }
-        }
-        #expect(root.isCancelled)
-        #expect(fired.current == 1)
-        for branch in branches { _ = await branch.outcome }
     }
 
     @Test("branches cancelled while the root is being fulfilled: each settles exactly once, either way")
@@ -49,23 +51,25 @@ struct StormTests {
 
     @Test("a 1,000,000-iteration recursive promise loop settles in constant stack and flat memory")
     func millionIterationLoop() async throws {
-        // Memory is checked structurally (resident memory is shared with the tests running in
-        // parallel): weak references to every 10,000th pending level must be gone by the time the
-        // loop reaches its end. Without adoption forwarding all 100 stay alive (~460 MB).
-        let watched = Locked<[WeakReference]>([])
-        let aliveAtEnd = Locked(-1)
-        @Sendable func loop(_ remaining: Int) -> Promise<Int> {
-            if remaining == 0 {
-                aliveAtEnd.withLock { $0 = watched.current.filter { $0.object != nil }.count }
-                return Promise(value: 0)
+        try await MemoryHeavy.exclusively { () async throws in
+            // Memory is checked structurally (resident memory is shared with the tests running in
+            // parallel): weak references to every 10,000th pending level must be gone by the time the
+            // loop reaches its end. Without adoption forwarding all 100 stay alive (~460 MB).
+            let watched = Locked<[WeakReference]>([])
+            let aliveAtEnd = Locked(-1)
+            @Sendable func loop(_ remaining: Int) -> Promise<Int> {
+                if remaining == 0 {
+                    aliveAtEnd.withLock { $0 = watched.current.filter { $0.object != nil }.count }
+                    return Promise(value: 0)
+                }
+                let level = Promise(value: remaining).then(on: .inline) { value in loop(value - 1) }
+                if remaining % 10_000 == 0, remaining != 1_000_000 { watched.withLock { $0.append(WeakReference(level.core)) } }
+                return level
             }
-            let level = Promise(value: remaining).then(on: .inline) { value in loop(value - 1) }
-            if remaining % 10_000 == 0, remaining != 1_000_000 { watched.withLock { $0.append(WeakReference(level.core)) } }
-            return level
+            #expect(try await loop(1_000_000).value == 0)
+            #expect(watched.current.count == 99)
+            #expect(aliveAtEnd.current == 0, "\(aliveAtEnd.current) of 99 watched pending levels were still alive at the end")
         }
-        #expect(try await loop(1_000_000).value == 0)
-        #expect(watched.current.count == 99)
-        #expect(aliveAtEnd.current == 0, "\(aliveAtEnd.current) of 99 watched pending levels were still alive at the end")
     }
 
     @Test("a recursive loop on the worker pool also keeps one pending promise")

@@ -34,3 +34,36 @@ struct TestError: Error, Equatable {
 func currentThreadID() -> UInt {
     UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(Unmanaged.passUnretained(ThreadState.current).toOpaque())))
 }
+
+/// Tests that allocate hundreds of megabytes run one at a time through this lock, so that the soak
+/// test, which measures resident memory, never runs beside them.
+actor MemoryHeavy {
+    private static let shared = MemoryHeavy()
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+
+    /// Runs `body` while no other memory-heavy test runs.
+    static func exclusively<T>(_ body: () async throws -> T) async throws -> T {
+        await shared.acquire()
+        do {
+            let result = try await body()
+            await shared.release()
+            return result
+        } catch {
+            await shared.release()
+            throw error
+        }
+    }
+}

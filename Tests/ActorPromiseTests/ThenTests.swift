@@ -120,33 +120,39 @@ struct ThenTests {
 
     @Test("R3 a 1,000,000-link inline chain settles and is freed without stack overflow")
     func millionLinkInlineChain() async throws {
-        let (root, resolver) = Promise<Int>.pending()
-        var tail = root
-        for _ in 0..<1_000_000 { tail = tail.then(on: .inline) { $0 + 1 } }
-        resolver.fulfill(0)
-        #expect(try await tail.value == 1_000_000)
+        try await MemoryHeavy.exclusively { () async throws in
+            let (root, resolver) = Promise<Int>.pending()
+            var tail = root
+            for _ in 0..<1_000_000 { tail = tail.then(on: .inline) { $0 + 1 } }
+            resolver.fulfill(0)
+            #expect(try await tail.value == 1_000_000)
+        }
     }
 
     @Test("R3 a 1,000,000-link chain on the worker pool settles in constant stack")
     func millionLinkPoolChain() async throws {
-        let (root, resolver) = Promise<Int>.pending()
-        var tail = root
-        for _ in 0..<1_000_000 { tail = tail.then { $0 + 1 } }
-        resolver.fulfill(0)
-        #expect(try await tail.value == 1_000_000)
+        try await MemoryHeavy.exclusively { () async throws in
+            let (root, resolver) = Promise<Int>.pending()
+            var tail = root
+            for _ in 0..<1_000_000 { tail = tail.then { $0 + 1 } }
+            resolver.fulfill(0)
+            #expect(try await tail.value == 1_000_000)
+        }
     }
 
     @Test("R3 a pending 1,000,000-link chain dropped unresolved is torn down without overflow")
     func droppedPendingChain() async throws {
-        let observed = Locked<(any Error)?>(nil)
-        do {
-            let (root, resolver) = Promise<Int>.pending()
-            var tail = root
-            for _ in 0..<1_000_000 { tail = tail.then(on: .inline) { $0 + 1 } }
-            tail.observeForTest { if case .failure(let error) = $0 { observed.withLock { $0 = error } } }
-            _ = resolver
+        try await MemoryHeavy.exclusively { () async throws in
+            let observed = Locked<(any Error)?>(nil)
+            do {
+                let (root, resolver) = Promise<Int>.pending()
+                var tail = root
+                for _ in 0..<1_000_000 { tail = tail.then(on: .inline) { $0 + 1 } }
+                tail.observeForTest { if case .failure(let error) = $0 { observed.withLock { $0 = error } } }
+                _ = resolver
+            }
+            #expect((observed.current as? PromiseError)?.code == .abandoned)
         }
-        #expect((observed.current as? PromiseError)?.code == .abandoned)
     }
 
     @Test("R3 a recursive promise loop of 100,000 steps settles in constant stack")
