@@ -38,6 +38,17 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
         return outcome
     }
 
+    /// The outcome to work on for a handler that observes errors (R5b): the input, or the
+    /// child's cancellation error if the child was cancelled while the handler waited. Such a
+    /// handler runs either way; what it returns is ignored by a child that is already settled.
+    @inlinable @inline(__always)
+    final func takeInputObservingCancellation() -> Outcome<In>? {
+        guard let input = takeInput() else { return nil }
+        guard child.isSettled else { return input }
+        guard case .failure(let error)? = child.settledOutcome else { return nil }
+        return .failure(error)
+    }
+
     /// Settles the child.
     @inlinable @inline(__always)
     final func finish(_ outcome: Outcome<Out>) {
@@ -52,8 +63,10 @@ enum LinkStep<Out: Sendable> {
     case follow(Promise<Out>)
 }
 
-/// The general link: one closure from the parent's outcome to a step. The less frequent
-/// operators (`catch`, `recover`, `ensure`, `tap`, …) are written with it.
+/// The general link: one closure from the parent's outcome to a step. The operators that observe
+/// errors or outcomes (`catch`, `recover`, `ensure`, `tap`, `whenComplete`, the two-handler `then`)
+/// are written with it, and so it runs even when its child was cancelled first: cancellation is a
+/// rejection its handler must see (R5b).
 @usableFromInline
 final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
     @usableFromInline let body: @Sendable (Outcome<In>) -> LinkStep<Out>
@@ -68,6 +81,9 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
         super.init(child: child, context: context, runner: runner)
     }
 
+    /// Never obsolete: a cancelled child's handler still runs, to observe the cancellation.
+    override var isObsolete: Bool { false }
+
     @inlinable
     static func make(
         child: PromiseCore<Out>, context: any ExecutionContext,
@@ -75,7 +91,7 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
     ) -> OutcomeLink {
         OutcomeLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: OutcomeLink.self)
-            guard let outcome = link.takeInputForRun() else { return }
+            guard let outcome = link.takeInputObservingCancellation() else { return }
             switch link.body(outcome) {
             case .settle(let outcome): link.finish(outcome)
             case .follow(let promise): link.child.adopt(promise.core)

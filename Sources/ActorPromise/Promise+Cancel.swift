@@ -8,7 +8,13 @@ extension Promise {
     /// never cancelled — but if it tracks interest and this was its last interested child, it
     /// cancels itself (R7). A second `cancel` does nothing.
     ///
-    /// Pending handlers below this promise that have not started are skipped.
+    /// Cancellation is a rejection, and everyone who observes errors learns of it (R5b): at every
+    /// depth of the cancelled branch, `catch`, `recover`, the error half of a two-handler `then`,
+    /// `tap`, `ensure`, `ensureThen`, `whenComplete` and awaiters run (or throw) once with the
+    /// cancellation error, whether they were registered before or after this call. What such a
+    /// handler returns is ignored: a cancelled promise stays cancelled. Value-only handlers
+    /// (`then`, `map`, `flatMap`) that have not started are skipped, as for any rejection. The
+    /// whole branch is cancelled before any of those handlers runs.
     ///
     /// - Parameter reason: An error saying why, available as ``PromiseError/reason``.
     public func cancel(reason: (any Error)? = nil) {

@@ -42,11 +42,13 @@ extension PromiseCore {
     }
 
     @usableFromInline
-    nonisolated func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode]) {
-        guard var effects = perform(.cancel(reason: reason)) else { return }
-        work.append(contentsOf: effects.cancelChildren)
-        effects.cancelChildren = []
-        carryOut(effects)
+    nonisolated func cancel(
+        reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
+    ) {
+        guard var cancelled = perform(.cancel(reason: reason)) else { return }
+        work.append(contentsOf: cancelled.cancelChildren)
+        cancelled.cancelChildren = []
+        effects.append { self.carryOut(cancelled) }
     }
 
     /// Runs a lazy body with a fresh resolver (R10).
@@ -68,10 +70,18 @@ func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
 }
 
 /// Cancels each of `nodes` and every descendant, with a work list instead of recursion.
+///
+/// Two phases: first every promise of the subtree is cancelled, then the effects are carried out
+/// (observers notified, `onCancel` handlers run). So no handler that observes the cancellation
+/// runs while part of the branch below it is still pending, and none can settle a promise that
+/// the walk is about to cancel: a cancelled branch stays cancelled whatever its handlers return
+/// (R5b).
 @usableFromInline
 func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
     var work = nodes
-    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work) }
+    var effects: [() -> Void] = []
+    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work, then: &effects) }
+    for carryOut in effects { carryOut() }
 }
 
 /// Tells `node` that one of its dependents was cancelled; cancels it if that was its last

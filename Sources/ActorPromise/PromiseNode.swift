@@ -14,8 +14,10 @@ protocol PromiseNode: AnyObject, Sendable {
     var isCancelled: Bool { get }
     /// The outcome as a type-erased result, if settled (a snapshot).
     var anyOutcome: Outcome<any Sendable>? { get }
-    /// Cancels this promise; children to forward to are appended to `work` when known now.
-    func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode])
+    /// Cancels this promise; children to forward to are appended to `work` when known now, and
+    /// what remains to be done (notifying observers, …) to `effects`, to run once the whole
+    /// subtree is cancelled.
+    func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void])
     /// Applies a tree operation now, or parks it for the thread holding the gate (`nil`).
     func performTree(_ op: TreeOp) -> Bool?
 }
