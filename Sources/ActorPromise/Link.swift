@@ -91,6 +91,7 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
     ) -> OutcomeLink {
         OutcomeLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: OutcomeLink.self)
+            defer { link.endDelivery() }
             guard let outcome = link.takeInputObservingCancellation() else { return }
             switch link.body(outcome) {
             case .settle(let outcome): link.finish(outcome)

@@ -11,11 +11,27 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
     /// a context does not keep that context alive (L1: a released context's queue may hold it).
     @usableFromInline @exclusivity(unchecked) final var context: (any ExecutionContext)?
+    /// Whether the context is `.inline`: such observers run at once and take no part in the
+    /// ordered delivery of the others (R2).
+    @usableFromInline final let runsInline: Bool
+    /// Set on the last observer of a delivery when it runs alone on the pool: the promise whose
+    /// delivery it ends, told once the observer has run (see ``endDelivery()``).
+    @usableFromInline @exclusivity(unchecked) final var deliveredBy: PromiseCore<Value>?
 
     @usableFromInline
     init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.context = context
+        self.runsInline = context === InlineContext.shared
         super.init(runner: runner)
+    }
+
+    /// Tells the promise this observer was delivered by that its delivery is over, if this
+    /// observer ended one. Every runner that can run on a non-inline context calls it last.
+    @inlinable @inline(__always)
+    final func endDelivery() {
+        guard let source = deliveredBy else { return }
+        deliveredBy = nil
+        source.send(.endDelivery)
     }
 
     /// Stores the outcome and hands the observer to its context.
@@ -77,23 +93,73 @@ struct ObserverList<Value: Sendable>: Sendable {
         return targets
     }
 
-    /// Hands every observer the outcome, in registration order.
+    /// Whether any observer runs on a context other than `.inline`.
     @inlinable
-    func notify(_ outcome: Outcome<Value>) {
+    var needsOrderedDelivery: Bool {
+        guard let first else { return false }
+        if !first.runsInline { return true }
+        return rest.contains { !$0.runsInline }
+    }
+
+    /// Delivers the outcome to every observer, in registration order (R2).
+    ///
+    /// Inline observers run at once (through the inline drain). Observers on other contexts are
+    /// submitted in order, so a serial context runs them in order. Observers on the worker pool
+    /// would run side by side if submitted one by one, so they go to the pool as one job that runs
+    /// them one after another: a lone observer is submitted itself, several as a
+    /// ``DeliveryGroup``. If `holdsDelivery`, `source`'s delivery ends once that pool job has run
+    /// (or at once if there is none), and observers registered meanwhile are delivered then.
+    @inlinable
+    func deliver(_ outcome: Outcome<Value>, from source: PromiseCore<Value>, holdsDelivery: Bool) {
         guard let first else { return }
-        if rest.isEmpty {
-            first.receive(outcome)
+        if rest.isEmpty, holdsDelivery, let pool = first.context as? WorkerPool {
+            first.input = outcome
+            first.deliveredBy = source
+            _ = first.takeContext()
+            pool.submit(first)
             return
         }
-        // A fan-out: batch consecutive handlers for the same pool, taking its lock once.
-        var batch = SubmissionBatch()
-        first.input = outcome
-        batch.add(first, to: first.takeContext())
-        for observer in rest {
+        var pool: WorkerPool?
+        var pooled: [Observer<Value>] = []
+        for observer in CollectionOfOne(first) + rest {
             observer.input = outcome
-            batch.add(observer, to: observer.takeContext())
+            let context = observer.takeContext()
+            if let candidate = context as? WorkerPool, pool == nil || pool === candidate {
+                pool = candidate
+                pooled.append(observer)
+            } else {
+                context.submit(observer)
+            }
         }
-        batch.flush()
+        if let pool {
+            pool.submit(pooled.count == 1 && !holdsDelivery ? pooled[0] : DeliveryGroup.make(pooled, source: holdsDelivery ? source : nil))
+        } else if holdsDelivery {
+            source.send(.endDelivery)
+        }
+    }
+}
+
+/// The pool observers of one delivery, run one after another in one pool job (R2).
+@usableFromInline
+final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
+    // Safety: immutable after init; the observers follow `Observer`'s rule for `input`.
+    @usableFromInline let observers: [Observer<Value>]
+    @usableFromInline let source: PromiseCore<Value>?
+
+    @usableFromInline
+    init(_ observers: [Observer<Value>], source: PromiseCore<Value>?, runner: @escaping @Sendable (WorkItem) -> Void) {
+        self.observers = observers
+        self.source = source
+        super.init(runner: runner)
+    }
+
+    @inlinable
+    static func make(_ observers: [Observer<Value>], source: PromiseCore<Value>?) -> DeliveryGroup {
+        DeliveryGroup(observers, source: source) { item in
+            let group = unsafeDowncast(item, to: DeliveryGroup.self)
+            for observer in group.observers { observer.run() }
+            group.source?.send(.endDelivery)
+        }
     }
 }
 

@@ -16,6 +16,7 @@ final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sen
     static func make(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
         ThenLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: ThenLink.self)
+            defer { link.endDelivery() }
             guard let outcome = link.takeInputForRun() else { return }
             switch outcome {
             case .success(let value):
@@ -47,6 +48,7 @@ final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked
     ) -> FlatThenLink {
         FlatThenLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: FlatThenLink.self)
+            defer { link.endDelivery() }
             guard let outcome = link.takeInputForRun() else { return }
             switch outcome {
             case .success(let value):

@@ -10,7 +10,7 @@ extension PromiseCore {
             forwardCancel(to: effects.cancelChildren, reason: effects.cancelReason)
         }
         if let outcome = effects.outcome, !effects.observers.isEmpty {
-            withInlineBatch { effects.observers.notify(outcome) }
+            withInlineBatch { effects.observers.deliver(outcome, from: self, holdsDelivery: effects.holdsDelivery) }
         }
         if let adoption = effects.adoption { carryOut(adoption, outcome: effects.outcome) }
         if effects.parentLostInterest, let parent { loseInterest(parent) }

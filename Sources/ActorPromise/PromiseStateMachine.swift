@@ -10,6 +10,8 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case follow(PromiseCore<Value>)
     /// A forwarding promise is being looked at: subscribe it to its source.
     case subscribe
+    /// A delivery of observers has run (R2); observers registered meanwhile are delivered now.
+    case endDelivery
 }
 
 /// What must happen after a transition, outside the gate: the state machine decides, the state
@@ -26,6 +28,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var reportDone = false
     @usableFromInline var reattach = false
     @usableFromInline var parentLostInterest = false
+    /// The observers are a delivery that must end with `.endDelivery` (R2).
+    @usableFromInline var holdsDelivery = false
     /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding.
     @usableFromInline var flags: UInt8 = 0
     /// Adoption work: rare, so kept out of line to keep the common effects small.
@@ -96,6 +100,9 @@ struct PromiseStateMachine<Value: Sendable> {
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var hook: Hook
     @usableFromInline var cancelledWhilePending = false
+    /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
+    /// registered after settlement wait in `observers` until it ends.
+    @usableFromInline var isDelivering = false
     /// Whether only its link settles it (a promise derived by an operator): the condition for
     /// forwarding, see ``follow(_:tree:)``.
     @usableFromInline let isDerived: Bool
@@ -119,6 +126,7 @@ struct PromiseStateMachine<Value: Sendable> {
         case .onCancel(let handler): onCancel(handler)
         case .follow(let source): follow(source, tree: &tree)
         case .subscribe: subscribe()
+        case .endDelivery: endDelivery()
         }
         effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwarding != nil ? 4 : 0)
         return effects
@@ -131,6 +139,8 @@ struct PromiseStateMachine<Value: Sendable> {
         self.outcome = outcome
         effects.outcome = outcome
         swap(&effects.observers, &observers)
+        isDelivering = effects.observers.needsOrderedDelivery
+        effects.holdsDelivery = isDelivering
         hook = .none
         if let forwarding {
             self.forwarding = nil
@@ -148,8 +158,18 @@ struct PromiseStateMachine<Value: Sendable> {
         effects.reattach = tree.add(child: child, dependent: dependent)
         guard let observer else { return effects }
         if let outcome {
-            effects.observers.append(observer)
-            effects.outcome = outcome
+            if observer.runsInline {
+                effects.observers.append(observer)
+                effects.outcome = outcome
+            } else if isDelivering {
+                // Behind the delivery under way: it hands this one out when it ends (R2).
+                observers.append(observer)
+            } else {
+                isDelivering = true
+                effects.holdsDelivery = true
+                effects.observers.append(observer)
+                effects.outcome = outcome
+            }
         } else {
             observers.append(observer)
             if let forwarding {
@@ -198,6 +218,20 @@ struct PromiseStateMachine<Value: Sendable> {
             self.forwarding = nil
             effects.adoption = AdoptionEffects(subscribeTo: forwarding.source)
         }
+        return effects
+    }
+
+    /// A delivery ended: hand out the observers registered meanwhile, or stop delivering.
+    @usableFromInline
+    mutating func endDelivery() -> PromiseEffects<Value> {
+        var effects = PromiseEffects<Value>()
+        guard let outcome, !observers.isEmpty else {
+            isDelivering = false
+            return effects
+        }
+        swap(&effects.observers, &observers)
+        effects.outcome = outcome
+        effects.holdsDelivery = true
         return effects
     }
 

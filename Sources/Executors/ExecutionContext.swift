@@ -15,34 +15,6 @@ public protocol ExecutionContext: AnyObject, Sendable {
     func submit(_ item: WorkItem)
 }
 
-/// Hands a run of observers to their contexts, batching consecutive items for the same pool so
-/// that a fan-out of many handlers takes the pool's lock once.
-@usableFromInline
-package struct SubmissionBatch {
-    @usableFromInline var pool: WorkerPool?
-    @usableFromInline var items = WorkQueue()
-
-    @inlinable package init() {}
-
-    @inlinable
-    package mutating func add(_ item: WorkItem, to context: any ExecutionContext) {
-        if let pool = context as? WorkerPool {
-            if pool !== self.pool { flush(); self.pool = pool }
-            items.append(item)
-        } else {
-            flush()
-            context.submit(item)
-        }
-    }
-
-    @usableFromInline
-    package mutating func flush() {
-        guard let pool else { return }
-        if items.count == 1, let item = items.popFirst() { pool.submit(item) } else { pool.submit(batch: &items) }
-        self.pool = nil
-    }
-}
-
 extension ExecutionContext where Self == WorkerPool {
     /// The library's default context: a shared pool with one thread per core.
     public static var global: WorkerPool { WorkerPool.global }

@@ -50,24 +50,6 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
         if wake { lock.signal() }
     }
 
-    /// Schedules every item of `items`, in order, taking the lock once.
-    package func submit(batch items: inout WorkQueue) {
-        let thread = ThreadState.current
-        if thread.pool === self, thread.nextSlot == nil, let first = items.popFirst() {
-            thread.nextSlot = first
-        }
-        guard !items.isEmpty else { return }
-        lock.lock()
-        var wakes = 0
-        while let item = items.popFirst() {
-            queue.append(item)
-            if idleThreads > wakesInFlight + wakes { wakes += 1 }
-        }
-        wakesInFlight += wakes
-        lock.unlock()
-        for _ in 0..<wakes { lock.signal() }
-    }
-
     private func workerLoop() -> Never {
         let thread = ThreadState.current
         thread.pool = self

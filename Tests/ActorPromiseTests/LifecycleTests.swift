@@ -30,6 +30,18 @@ final class Gate: @unchecked Sendable {
     private var isOpen = false
     func open() { lock.lock(); isOpen = true; lock.unlock(); lock.broadcast() }
     func wait() { lock.lock(); while !isOpen { lock.wait() }; lock.unlock() }
+    /// Waits up to `seconds`; returns whether the gate opened.
+    func wait(seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        lock.lock()
+        defer { lock.unlock() }
+        while !isOpen {
+            let remaining = deadline - monotonicSeconds()
+            if remaining <= 0 { return false }
+            lock.wait(seconds: remaining)
+        }
+        return true
+    }
 }
 
 /// An actor whose executor is a serial queue it owns, as an app would write it.

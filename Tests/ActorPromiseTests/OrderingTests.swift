@@ -1,0 +1,101 @@
+import Testing
+import Dispatch
+import ActorPromise
+import Bridge
+
+@Suite("R2 handlers of one promise run in registration order")
+struct OrderingTests {
+    static let serial = SerialQueue(label: "ordering")
+    static let barriers = ConcurrentQueue(label: "ordering", width: 4)
+    static let operations = OperationExecutor(label: "ordering", maxConcurrentCount: 1)
+    static let loop = RunLoopThread(name: "ordering")
+    /// The default context and every serial context; the concurrent ones are excluded on purpose.
+    static let contexts: [(String, any ExecutionContext)] = [
+        ("global", WorkerPool.global), ("SerialQueue", serial), ("ConcurrentQueue barriers", barriers),
+        ("OperationExecutor(1)", operations), ("RunLoopThread", loop), ("main", MainContext.shared),
+    ]
+
+    /// One run: 20 handlers registered in four batches of five, each batch from another thread,
+    /// one after another; the promise is fulfilled after batch `settleAfter` (0 = before any).
+    func run(on context: any ExecutionContext, settleAfter: Int) async throws -> [Int] {
+        let (promise, resolver) = Promise<Int>.pending()
+        let order = Locked<[Int]>([])
+        let done = Countdown(20)
+        if settleAfter == 0 { resolver.fulfill(0) }
+        for batch in 0..<4 {
+            let registered = Countdown(1)
+            DispatchQueue.global().async {
+                for index in batch * 5..<batch * 5 + 5 {
+                    promise.then(on: context) { _ in order.append(index); done.tick() }
+                }
+                registered.tick()
+            }
+            try await registered.wait()
+            if settleAfter == batch + 1 { resolver.fulfill(0) }
+        }
+        try await done.wait()
+        return order.current
+    }
+
+    @Test("R2 20 handlers registered before and after settlement from several threads run in order",
+          arguments: Array(0..<contexts.count))
+    func registrationOrder(contextIndex: Int) async throws {
+        let (name, context) = Self.contexts[contextIndex]
+        for round in 0..<500 {
+            let settleAfter = round % 5
+            let order = try await run(on: context, settleAfter: settleAfter)
+            if order != Array(0..<20) {
+                Issue.record("\(name), settled after batch \(settleAfter), round \(round): \(order)")
+                return
+            }
+        }
+    }
+
+    @Test("R2 under load: a fan-out on the pool keeps its order while other work runs")
+    func underLoad() async throws {
+        // Two producers keep the pool busy with fan-outs of their own, each waiting for its last
+        // fan-out before the next, so the load stays bounded.
+        let stop = Locked(false)
+        let noise = Countdown(2)
+        for _ in 0..<2 {
+            Task.detached {
+                while !stop.current {
+                    let (p, r) = Promise<Int>.pending()
+                    let last = (0..<8).map { _ in p.then { $0 + 1 } }.last!
+                    r.fulfill(1)
+                    _ = await last.outcome
+                }
+                noise.tick()
+            }
+        }
+        for round in 0..<1_000 {
+            let order = try await run(on: WorkerPool.global, settleAfter: round % 5)
+            if order != Array(0..<20) {
+                Issue.record("round \(round): \(order)")
+                break
+            }
+        }
+        stop.withLock { $0 = true }
+        try await noise.wait()
+    }
+
+    @Test("R2 a concurrent context chosen for it runs handlers of one promise side by side")
+    func concurrentByChoice() async throws {
+        let queue = ConcurrentQueue(label: "side by side", width: 2)
+        let (promise, resolver) = Promise<Int>.pending()
+        let inside = Locked(0), overlapped = Locked(false)
+        let gate = Gate()
+        let both = Countdown(2)
+        for _ in 0..<2 {
+            promise.then(on: queue.concurrent) { _ in
+                if inside.withLock({ $0 += 1; return $0 }) == 2 { overlapped.withLock { $0 = true }; gate.open() }
+                both.tick()
+                // Bounded, so a context that ran them one at a time fails the test instead of hanging.
+                _ = gate.wait(seconds: 10)
+            }
+        }
+        resolver.fulfill(1)
+        try await both.wait()
+        #expect(overlapped.current)
+    }
+}
