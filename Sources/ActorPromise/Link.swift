@@ -132,6 +132,6 @@ extension PromiseCore {
             return
         }
         if isSettled { return }
-        send(.follow(source))
+        send(.follow(source, follower: ObjectIdentifier(self)))
     }
 }

@@ -167,6 +167,8 @@ extension PromiseCore {
     }
     @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
+    /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
+    @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.adoptee }
 
     /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
     /// settled bit is published with release ordering, and never changes afterwards.

@@ -28,6 +28,11 @@ public struct PromiseError: Error, CustomStringConvertible {
         /// A blocking wait was refused because it would block the thread that has to settle the
         /// promise (see ``Promise/wait(timeout:)``).
         public static let wouldDeadlock = Code(5)
+        /// The promise would follow itself through a cycle of adoptions — `a` follows `b` and
+        /// `b` follows `a`, or a longer loop — and so could never settle (R13, Promises/A+ §2.3).
+        /// Every promise of the cycle is rejected with it; ``PromiseError/site`` says how many
+        /// promises the cycle had.
+        public static let adoptionCycle = Code(6)
 
         /// The code's name.
         public var description: String {
@@ -37,6 +42,7 @@ public struct PromiseError: Error, CustomStringConvertible {
             case .selfResolution: "selfResolution"
             case .timedOut: "timedOut"
             case .wouldDeadlock: "wouldDeadlock"
+            case .adoptionCycle: "adoptionCycle"
             default: "code(\(raw))"
             }
         }
@@ -80,6 +86,8 @@ public struct PromiseError: Error, CustomStringConvertible {
             return "PromiseError.timedOut"
         case .wouldDeadlock:
             return "PromiseError.wouldDeadlock: \(site ?? "a blocking wait") would block the thread that has to settle the promise"
+        case .adoptionCycle:
+            return "PromiseError.adoptionCycle: \(site ?? "a cycle of promises") following one another can never settle"
         default:
             return "PromiseError.\(code)"
         }

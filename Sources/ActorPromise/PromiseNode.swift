@@ -18,6 +18,8 @@ protocol PromiseNode: AnyObject, Sendable {
     /// what remains to be done (notifying observers, …) to `effects`, to run once the whole
     /// subtree is cancelled.
     func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void])
+    /// The promise this one follows (adoption), read with ``adoptionLock`` held.
+    var adopteeUnderAdoptionLock: (any PromiseNode)? { get }
     /// Applies a tree operation now, or parks it for the thread holding the gate (`nil`).
     func performTree(_ op: TreeOp) -> Bool?
 }

@@ -6,8 +6,8 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case register(observer: Observer<Value>?, child: (any PromiseNode)?, dependent: Bool)
     case cancel(reason: (any Error)?)
     case onCancel(@Sendable () -> Void)
-    /// Follow `source` (adoption).
-    case follow(PromiseCore<Value>)
+    /// Follow `source` (adoption); `follower` is the identity of the promise that follows.
+    case follow(PromiseCore<Value>, follower: ObjectIdentifier)
     /// A forwarding promise is being looked at: subscribe it to its source.
     case subscribe
     /// A delivery of observers has run (R2); observers registered meanwhile are delivered now.
@@ -124,7 +124,7 @@ struct PromiseStateMachine<Value: Sendable> {
         case .register(let observer, let child, let dependent): register(observer, child: child, dependent: dependent, tree: &tree)
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
         case .onCancel(let handler): onCancel(handler)
-        case .follow(let source): follow(source, tree: &tree)
+        case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
         case .subscribe: subscribe()
         case .endDelivery: endDelivery()
         }
@@ -192,11 +192,18 @@ struct PromiseStateMachine<Value: Sendable> {
     /// recursive loop written with promises keeps one pending promise, not one per iteration. The
     /// forwarding promise observes `source` later, as soon as anyone observes or inspects it; a
     /// cancellation still reaches the adopters it handed off.
+    /// A source whose chain of adoptees leads back to this promise would make a cycle that never
+    /// settles: this promise is rejected with ``PromiseError/Code/adoptionCycle`` instead, and the
+    /// rest of the cycle, which follows it, with it (R13).
     @usableFromInline
-    mutating func follow(_ source: PromiseCore<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
+    mutating func follow(
+        _ source: PromiseCore<Value>, follower: ObjectIdentifier, tree: inout TreeState
+    ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard outcome == nil else { return effects }
-        tree.adoptee = source
+        if let length = tree.startFollowing(source, follower: follower) {
+            return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
+        }
         if isDerived, forwarding == nil, case .none = hook, tree.children.isEmpty, !tree.tracksInterest,
            let targets = observers.adoptionTargets() {
             var handed = ObserverList<Value>()

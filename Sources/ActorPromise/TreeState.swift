@@ -38,11 +38,33 @@ struct TreeState {
         return true
     }
 
+    /// Starts following `source`, unless `source`'s chain of adoptees leads back to `follower`.
+    ///
+    /// Returns `nil` when following, or the length of the cycle it would close (R13). The walk
+    /// and the write happen under ``adoptionLock``, so two promises that start following each
+    /// other at the same moment cannot both miss the cycle. The walk is as long as the chain of
+    /// promises that follow one another from `source`: none in the common case, where `source`
+    /// is not itself following anything.
+    @usableFromInline
+    mutating func startFollowing(_ source: any PromiseNode, follower: ObjectIdentifier) -> Int? {
+        adoptionLock.lock()
+        defer { adoptionLock.unlock() }
+        var length = 1
+        var node: (any PromiseNode)? = source
+        while let current = node {
+            if ObjectIdentifier(current) == follower { return length }
+            node = current.adopteeUnderAdoptionLock
+            length += 1
+        }
+        adoptee = source
+        return nil
+    }
+
     /// Records settlement. Returns whether this node is now done.
     @inlinable
     mutating func settle() -> Bool {
         isSettled = true
-        adoptee = nil
+        if adoptee != nil { clearAdoptee() }
         guard children.isEmpty, !isDone else { return false }
         isDone = true
         return true
@@ -72,11 +94,17 @@ struct TreeState {
             cancelledDependents += 1
             return tracksInterest && !isSettled && cancelledDependents >= dependents
         case .adopting(let node):
-            if !isSettled { adoptee = node }
+            if !isSettled { adoptionLock.withLock { adoptee = node } }
             return false
         case .job:
             return false
         }
+    }
+
+    /// Drops the adoptee; under ``adoptionLock``, since cycle checks read it from other threads.
+    @usableFromInline
+    mutating func clearAdoptee() {
+        adoptionLock.withLock { adoptee = nil }
     }
 
     /// Marks the node cancelled. Returns the children to forward to, or `nil` if it had been
@@ -87,3 +115,9 @@ struct TreeState {
         return children.all
     }
 }
+
+/// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
+/// adoptees of other promises without their gates (R13). Taken only when a promise starts or
+/// stops following another, never on the plain `then` path, and never while waiting for a gate.
+@usableFromInline
+let adoptionLock = ConditionLock()
