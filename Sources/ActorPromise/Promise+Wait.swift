@@ -6,47 +6,67 @@ extension Promise {
     /// For synchronous code at the edges of a program (a command-line `main`, a test). Never
     /// needed by the library itself, and unavailable from `async` code: use `value` there.
     ///
-    /// Blocking a thread that the settlement may need is detected and reported instead of
-    /// deadlocking: called on a thread of `WorkerPool`, inside a `SerialQueue`,
-    /// `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread` item, or inside an inline
-    /// handler, it throws ``PromiseError`` with code ``PromiseError/Code/wouldDeadlock`` at once
-    /// (unless the promise is already settled).
+    /// A blocking wait never deadlocks (E5):
+    /// - **On the main thread** it runs the handlers of the main context (`then(on: .main)`)
+    ///   while it waits, so a chain with main-context links completes. Main-*actor* jobs (tasks
+    ///   hopping to `MainActor`) are not run: a promise that needs one to settle would wait for
+    ///   the timeout; await it from async code instead.
+    /// - **On a thread the settlement may need** — a `WorkerPool` thread, inside an item of a
+    ///   `SerialQueue`, `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread`, inside a
+    ///   main-context handler, or inside an inline handler — it throws ``PromiseError`` with code
+    ///   ``PromiseError/Code/wouldDeadlock`` at once (unless the promise is already settled). The
+    ///   error's ``PromiseError/site`` names that context.
     ///
-    /// - Parameter timeout: Seconds to wait at most; then throws ``PromiseError/Code/timedOut``.
+    /// - Parameter timeout: How long to wait at most; then throws ``PromiseError/Code/timedOut``.
+    ///   `nil` waits as long as it takes.
     /// - Returns: The value.
-    /// - Throws: The rejection error, ``PromiseError/Code/wouldDeadlock``, or
-    ///   ``PromiseError/Code/timedOut``.
+    /// - Throws: The rejection error (``PromiseError/Code/cancelled`` if it was cancelled),
+    ///   ``PromiseError/Code/wouldDeadlock``, or ``PromiseError/Code/timedOut``.
     @available(*, noasync, message: "use `try await promise.value` in async code")
-    public func wait(timeout: Double? = nil) throws -> Value {
+    public func wait(timeout: Duration? = nil) throws -> Value {
         if let outcome = core.settledOutcome { return try outcome.get() }
         if let context = currentLibraryContext() {
-            throw PromiseError(.wouldDeadlock, site: "wait() called on \(context)")
+            throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
         }
-        let waiter = Waiter<Value>()
+        let onMain = MainContext.isMainThread
+        let waiter = Waiter<Value>(wakesMain: onMain)
         core.send(.register(observer: CallbackObserver.make { waiter.deliver($0) }, child: nil, dependent: false))
-        guard let outcome = waiter.take(timeout: timeout) else { throw PromiseError(.timedOut) }
+        let limit = timeout.map { max(0, seconds($0)) }
+        if onMain {
+            let deadline = monotonicSeconds() + (limit ?? 1e12)
+            _ = MainContext.shared.runHandlers(until: { waiter.isDone }, deadline: deadline)
+        }
+        guard let outcome = waiter.take(timeout: onMain ? 0 : limit) else { throw PromiseError(.timedOut) }
         return try outcome.get()
     }
 }
 
-/// Which library context the calling thread is serving, if any.
+/// Which library context the calling thread is serving, if any. A queue's item runs on a pool
+/// thread, so the queue is named first.
 private func currentLibraryContext() -> String? {
     let thread = ThreadState.current
+    if let executor = thread.runningExecutor { return describeRunningContext(executor) }
     if thread.pool != nil { return "a WorkerPool thread" }
-    if thread.runningExecutor != nil { return "a serial context's thread (queue, operation or run loop)" }
     if thread.isDraining { return "a thread running inline handlers" }
     return nil
 }
 
 /// A one-shot mailbox that a blocked thread waits on.
 private final class Waiter<Value: Sendable>: @unchecked Sendable {
-    // Safety: `outcome` is guarded by `lock`.
+    // Safety: `outcome` is guarded by `lock`; `wakesMain` is immutable.
     private let lock = ConditionLock()
     private var outcome: Outcome<Value>?
+    /// Whether a main thread runs main-context handlers while it waits, and must be woken.
+    private let wakesMain: Bool
+
+    init(wakesMain: Bool) { self.wakesMain = wakesMain }
+
+    var isDone: Bool { lock.withLock { outcome != nil } }
 
     func deliver(_ outcome: Outcome<Value>) {
         lock.withLock { self.outcome = outcome }
         lock.broadcast()
+        if wakesMain { MainContext.shared.wake() }
     }
 
     func take(timeout: Double?) -> Outcome<Value>? {

@@ -3,34 +3,98 @@ import Foundation
 
 /// Runs handlers on the main thread, through the main dispatch queue (E4).
 ///
-/// That queue is what `MainActor` runs on, so `then(on: .main)` handlers interleave with
-/// main-actor code in submission order. Something must service the main queue: in an app or an
-/// `async` `main` it already is; a command-line program that blocks its main thread instead calls
-/// ``run(until:timeout:)`` to drive it.
-public final class MainContext: ExecutionContext, Sendable {
+/// That queue is what `MainActor` runs on: each handler is posted to it as one block, so
+/// `then(on: .main)` handlers interleave with main-actor code in submission order. Something must
+/// service the main queue: in an app or an `async` `main` it already is; a command-line program
+/// that blocks its main thread instead calls ``run(until:timeout:)`` to drive it, or waits for a
+/// promise with `wait()`, which runs this context's handlers while it waits (E5).
+public final class MainContext: ExecutionContext, @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `queue` is guarded by `lock`.
+
     /// The main context.
     public static let shared = MainContext()
 
+    private let lock = ConditionLock()
+    /// Handlers in submission order. Each also posts one block to the main queue, which runs the
+    /// first one still here; a main thread blocked in `wait()` may run them first instead.
+    @exclusivity(unchecked) private var queue = WorkQueue()
+
+    /// Marks the main queue, so that code can tell it runs there (see ``isMainThread``).
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
     private init() {}
 
-    /// Queues `item` on the main queue.
+    /// Queues `item` on the main thread.
     public func submit(_ item: WorkItem) {
-        DispatchQueue.main.async { ThreadState.current.running(self) { item.run() } }
+        lock.lock()
+        queue.append(item)
+        lock.unlock()
+        lock.broadcast()
+        DispatchQueue.main.async { self.runNext() }
     }
 
     /// Whether the calling code runs a handler of this context right now.
     public var isCurrent: Bool { ThreadState.current.isRunning(self) }
 
+    /// Whether the calling code runs on the main thread or in a block of the main queue — where
+    /// `MainActor` code and `then(on: .main)` handlers run. (On Linux a program's main queue may
+    /// be served by a thread other than the process's first one; both count.)
+    public static var isMainThread: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
+    }
+
+    private func takeNext() -> WorkItem? {
+        lock.withLock { queue.popFirst() }
+    }
+
+    private func runNext() {
+        guard let item = takeNext() else { return }
+        ThreadState.current.running(self) { item.run() }
+    }
+
+    /// Wakes a main thread blocked in ``runHandlers(until:deadline:)``, so it checks its condition.
+    package func wake() {
+        lock.withLock {}
+        lock.broadcast()
+    }
+
+    /// Runs this context's handlers on the calling (main) thread until `isDone` returns `true`
+    /// or `deadline` (monotonic seconds) passes; sleeps while there is nothing to run. Whoever
+    /// makes `isDone` true must call ``wake()`` afterwards. Returns whether `isDone` became true.
+    package func runHandlers(until isDone: () -> Bool, deadline: Double) -> Bool {
+        while true {
+            while let item = takeNext() {
+                ThreadState.current.running(self) { item.run() }
+            }
+            lock.lock()
+            while queue.isEmpty && !isDone() {
+                let remaining = deadline - monotonicSeconds()
+                if remaining <= 0 {
+                    lock.unlock()
+                    return false
+                }
+                lock.wait(seconds: min(remaining, 1e9))
+            }
+            let done = queue.isEmpty
+            lock.unlock()
+            if done { return true }
+        }
+    }
+
     /// Drives the main queue from the main thread until `condition` returns `true`.
     ///
     /// - Parameters:
     ///   - condition: Checked after each turn of the loop.
-    ///   - timeout: Gives up after this many seconds (returns `false`).
+    ///   - timeout: Gives up after this much time (returns `false`).
     /// - Returns: Whether `condition` became true.
     /// - Precondition: called on the main thread.
     @discardableResult
-    public func run(until condition: () -> Bool, timeout: Double = .infinity) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: min(timeout, 1e9))
+    public func run(until condition: () -> Bool, timeout: Duration = .seconds(1_000_000_000)) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: min(seconds(timeout), 1e9))
         while !condition() {
             if Date() >= deadline { return false }
             _ = RunLoop.main.run(mode: .default, before: min(deadline, Date(timeIntervalSinceNow: 0.05)))
@@ -42,4 +106,18 @@ public final class MainContext: ExecutionContext, Sendable {
 extension ExecutionContext where Self == MainContext {
     /// The main thread, through the main dispatch queue. See ``MainContext``.
     public static var main: MainContext { MainContext.shared }
+}
+
+/// Names the library context whose item the calling thread runs, for error messages: the
+/// identity recorded by `ThreadState.running`.
+package func describeRunningContext(_ identity: UnsafeRawPointer) -> String {
+    let object = Unmanaged<AnyObject>.fromOpaque(identity).takeUnretainedValue()
+    switch object {
+    case let queue as SerialQueue: return "an item of SerialQueue '\(queue.label)'"
+    case let queue as ConcurrentQueue: return "an item of ConcurrentQueue '\(queue.label)'"
+    case let core as OperationQueueCore: return "an operation of OperationExecutor '\(core.label)'"
+    case let core as RunLoopCore: return "an item of RunLoopThread '\(core.name)'"
+    case is MainContext: return "a handler on the main context"
+    default: return "an item of \(type(of: object))"
+    }
 }

@@ -47,9 +47,9 @@ struct ContextTests {
     func blockingWait() throws {
         let (promise, resolver) = Promise<Int>.pending()
         WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(9) })
-        #expect(try promise.wait(timeout: 10) == 9)
+        #expect(try promise.wait(timeout: .seconds(10)) == 9)
         let (never, _keep) = Promise<Int>.pending()
-        #expect { try never.wait(timeout: 0.01) } throws: { ($0 as? PromiseError)?.code == .timedOut }
+        #expect { try never.wait(timeout: .milliseconds(10)) } throws: { ($0 as? PromiseError)?.code == .timedOut }
         _ = _keep
     }
 
@@ -61,11 +61,45 @@ struct ContextTests {
             do { _ = try pending.wait() ; return "waited" } catch { return "\((error as? PromiseError)?.code ?? .cancelled)" }
         }
         #expect(try await fromQueue.value == "wouldDeadlock")
+        let message = Promise<Void>(value: ()).then(on: queue) { _ in
+            do { _ = try pending.wait(); return "" } catch { return "\(error)" }
+        }
+        // E5: the message names the context the caller is on, not the pool thread under it.
+        #expect(try await message.value.contains("SerialQueue 'waiter'"))
         let fromPool = Promise<Void>(value: ()).then(on: .global) { _ in
             do { _ = try pending.wait() ; return "waited" } catch { return "\((error as? PromiseError)?.code ?? .cancelled)" }
         }
         #expect(try await fromPool.value == "wouldDeadlock")
         _ = _keep
+    }
+}
+
+@Suite("E5 a blocking wait on the main thread")
+struct MainThreadWaitTests {
+    @Test("E5 wait() on the main thread runs main-context links of the chain instead of deadlocking")
+    func mainThreadWait() async throws {
+        let (root, resolver) = Promise<Int>.pending()
+        let chain = root.then { $0 + 1 }.then(on: .main) { value -> Int in
+            #expect(MainContext.isMainThread)
+            return value * 10
+        }.then { $0 + 2 }
+        WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
+        let result = try await MainActor.run { () throws -> Int in
+            #expect(MainContext.isMainThread, "MainActor code should run on the main thread")
+            return try chain.wait(timeout: .seconds(30))
+        }
+        #expect(result == 22)
+    }
+
+    @Test("E5 wait() inside a main-context handler is refused and names the context")
+    func insideMainHandler() async throws {
+        let (pending, keep) = Promise<Int>.pending()
+        let outcome = Promise(value: 1).then(on: .main) { _ -> String in
+            do { _ = try pending.wait(); return "waited" } catch { return "\(error)" }
+        }
+        let message = try await outcome.value
+        #expect(message.contains("wouldDeadlock") && message.contains("main context"), "\(message)")
+        _ = keep
     }
 }
 
