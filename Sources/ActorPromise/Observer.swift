@@ -16,9 +16,13 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     @usableFromInline final let runsInline: Bool
     /// Set on the last observer of a delivery when it runs alone on the pool: the promise whose
     /// delivery it ends, told once the observer has run (see ``endDelivery()``).
-    @usableFromInline @exclusivity(unchecked) final var deliveredBy: PromiseCore<Value>?
+    ///
+    /// Unowned, to keep retain traffic off the path every link takes. Safe: only a ``Link`` runs
+    /// on the pool (the library's other observers are inline), and a link's child holds its
+    /// parent — this very promise — strongly for as long as the link lives.
+    @usableFromInline @exclusivity(unchecked) final unowned(unsafe) var deliveredBy: PromiseCore<Value>?
 
-    @usableFromInline
+    @inlinable
     init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.context = context
         self.runsInline = context === InlineContext.shared
@@ -31,7 +35,7 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     final func endDelivery() {
         guard let source = deliveredBy else { return }
         deliveredBy = nil
-        source.send(.endDelivery)
+        source.endDelivery()
     }
 
     /// Stores the outcome and hands the observer to its context.
@@ -112,31 +116,45 @@ struct ObserverList<Value: Sendable>: Sendable {
     @inlinable
     func deliver(_ outcome: Outcome<Value>, from source: PromiseCore<Value>, holdsDelivery: Bool) {
         guard let first else { return }
-        if rest.isEmpty, holdsDelivery, let pool = first.context as? WorkerPool {
+        if rest.isEmpty {
             first.input = outcome
-            first.deliveredBy = source
-            _ = first.takeContext()
-            pool.submit(first)
+            let context = first.takeContext()
+            if holdsDelivery, let pool = asWorkerPool(context) {
+                first.deliveredBy = source
+                pool.submit(first)
+            } else {
+                context.submit(first)
+                if holdsDelivery { source.endDelivery() }
+            }
             return
         }
         var pool: WorkerPool?
         var pooled: [Observer<Value>] = []
-        for observer in CollectionOfOne(first) + rest {
+        func hand(_ observer: Observer<Value>) {
             observer.input = outcome
             let context = observer.takeContext()
-            if let candidate = context as? WorkerPool, pool == nil || pool === candidate {
+            if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
                 pool = candidate
                 pooled.append(observer)
             } else {
                 context.submit(observer)
             }
         }
+        hand(first)
+        for observer in rest { hand(observer) }
         if let pool {
-            pool.submit(pooled.count == 1 && !holdsDelivery ? pooled[0] : DeliveryGroup.make(pooled, source: holdsDelivery ? source : nil))
+            pool.submit(DeliveryGroup.make(pooled, source: holdsDelivery ? source : nil))
         } else if holdsDelivery {
-            source.send(.endDelivery)
+            source.endDelivery()
         }
     }
+}
+
+/// `context` as a worker pool, by an exact type check (`WorkerPool` is final): much cheaper than
+/// a dynamic cast on the path every link takes.
+@inlinable @inline(__always)
+func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
+    type(of: context) == WorkerPool.self ? unsafeDowncast(context, to: WorkerPool.self) : nil
 }
 
 /// The pool observers of one delivery, run one after another in one pool job (R2).
@@ -158,7 +176,7 @@ final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
         DeliveryGroup(observers, source: source) { item in
             let group = unsafeDowncast(item, to: DeliveryGroup.self)
             for observer in group.observers { observer.run() }
-            group.source?.send(.endDelivery)
+            group.source?.endDelivery()
         }
     }
 }

@@ -153,6 +153,22 @@ extension PromiseCore {
         if let effects = perform(op) { carryOut(effects) }
     }
 
+    /// Ends a delivery of observers (R2). In the common case — nobody registered an observer
+    /// meanwhile — release builds clear the flag under the gate directly, without building and
+    /// carrying out effects; otherwise this is `send(.endDelivery)`.
+    @inlinable
+    nonisolated func endDelivery() {
+        #if !DEBUG
+        if gate.tryEnter() {
+            // A mutating call works on the state in place (reading a field would copy it all).
+            let quiet = machine.endQuietDelivery()
+            gate.leave(restoring: nil)
+            if quiet { return }
+        }
+        #endif
+        send(.endDelivery)
+    }
+
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }

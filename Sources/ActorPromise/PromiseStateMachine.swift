@@ -228,8 +228,16 @@ struct PromiseStateMachine<Value: Sendable> {
         return effects
     }
 
+    /// Ends a delivery if no observer was registered meanwhile; returns whether it did.
+    @inlinable
+    mutating func endQuietDelivery() -> Bool {
+        guard observers.isEmpty else { return false }
+        isDelivering = false
+        return true
+    }
+
     /// A delivery ended: hand out the observers registered meanwhile, or stop delivering.
-    @usableFromInline
+    @inlinable
     mutating func endDelivery() -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard let outcome, !observers.isEmpty else {

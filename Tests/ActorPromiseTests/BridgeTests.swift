@@ -207,4 +207,14 @@ struct BridgeTests {
         #expect(pending.isCancelled, "a rejection cancels the promises still pending")
         _ = _keep2
     }
+
+    @Test("firstValue(of: []) throws an empty AggregateError instead of trapping, as any([]) rejects")
+    func firstValueOfNothing() async throws {
+        await #expect(throws: AggregateError.self) { try await Promise<Int>.firstValue(of: []) }
+        do {
+            _ = try await Promise<Int>.firstValue(of: [])
+        } catch let error as AggregateError {
+            #expect(error.errors.isEmpty)
+        }
+    }
 }
