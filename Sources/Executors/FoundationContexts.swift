@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+
+// Foundation's own queues as handler contexts (E6): `then(on: myDispatchQueue)`,
+// `then(on: myOperationQueue)`, `then(on: RunLoopContext(runLoop))`. The library's own queues
+// stay the fast path; these are for programs that already have theirs.
+
+extension DispatchQueue: ExecutionContext {
+    /// Runs `item` on this queue, as a barrier block.
+    ///
+    /// On a serial queue that is a plain block, in submission order. On a concurrent queue a
+    /// barrier waits for earlier blocks and runs alone — the safe default for handlers that
+    /// touch state the queue guards, as with ``ConcurrentQueue``. Use ``concurrentContext`` for
+    /// handlers that may run side by side. (The global queues ignore barriers.)
+    public func submit(_ item: WorkItem) {
+        async(flags: .barrier) { ThreadState.current.running(self) { item.run() } }
+    }
+
+    /// A context that submits to this queue without barriers: on a concurrent queue, handlers run
+    /// in parallel.
+    public var concurrentContext: some ExecutionContext { ConcurrentDispatchContext(queue: self) }
+}
+
+private final class ConcurrentDispatchContext: ExecutionContext {
+    let queue: DispatchQueue
+    init(queue: DispatchQueue) { self.queue = queue }
+    func submit(_ item: WorkItem) {
+        queue.async { [queue] in ThreadState.current.running(queue) { item.run() } }
+    }
+}
+
+extension OperationQueue: ExecutionContext {
+    /// Adds `item` as an operation of this queue.
+    ///
+    /// With `maxConcurrentOperationCount == 1` handlers run in submission order. If the
+    /// operation is cancelled before it starts (`cancelAllOperations()`), the item is cancelled
+    /// instead of run: a handler's promise is rejected with `PromiseError.cancelled`.
+    public func submit(_ item: WorkItem) {
+        addOperation(ItemOperation(item, queue: self))
+    }
+}
+
+/// An operation that runs a work item, or cancels it if the operation never started.
+private final class ItemOperation: Operation, @unchecked Sendable {
+    // Safety: `item` and `queue` are immutable; `started` is written by `main()` and read by the
+    // completion block, which Foundation runs after `main()` has returned (or after the operation
+    // finished without starting).
+    private let item: WorkItem
+    private unowned(unsafe) let queue: OperationQueue
+    private var started = false
+
+    init(_ item: WorkItem, queue: OperationQueue) {
+        self.item = item
+        self.queue = queue
+        super.init()
+        completionBlock = { [unowned(unsafe) self] in
+            if !self.started { self.item.cancelWhileQueued() }
+        }
+    }
+
+    override func main() {
+        guard !isCancelled else { return }
+        started = true
+        ThreadState.current.running(queue) { item.run() }
+    }
+}
+
+/// A Foundation `RunLoop` as a handler context: handlers run on the loop's thread, in submission
+/// order, while that thread runs the loop.
+///
+/// Hold it while handlers may still be submitted; the run loop itself belongs to its thread.
+public final class RunLoopContext: ExecutionContext, @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `RunLoop` is not `Sendable`; from other threads this type
+    // only calls `perform(inModes:block:)` and adds a timer, which Core Foundation allows from any
+    // thread (they are how work is handed to a run loop).
+    private let runLoop: RunLoop
+    private let modes: [RunLoop.Mode]
+
+    /// Creates a context for `runLoop`.
+    ///
+    /// - Parameters:
+    ///   - runLoop: The loop whose thread runs the handlers (for example `RunLoop.main`, or
+    ///     `RunLoop.current` of a thread you run).
+    ///   - modes: The modes in which handlers may run. Defaults to the common modes.
+    public init(_ runLoop: RunLoop, modes: [RunLoop.Mode] = [.common]) {
+        self.runLoop = runLoop
+        self.modes = modes
+    }
+
+    /// Queues `item` on the run loop and wakes it.
+    public func submit(_ item: WorkItem) {
+        runLoop.perform(inModes: modes) { ThreadState.current.running(self) { item.run() } }
+        // `perform` alone does not wake a sleeping loop on every platform; a timer due now does.
+        let wake = Timer(timeInterval: 0, repeats: false) { _ in }
+        for mode in modes { runLoop.add(wake, forMode: mode) }
+    }
+}
