@@ -9,7 +9,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Handles the error.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func `catch`(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Void
@@ -29,7 +29,9 @@ extension Promise {
     /// `recover(on:_:)`, for code that spells recovery `catch`.
     ///
     /// A fulfilled value passes through untouched; `body` may rethrow to keep the chain rejected.
-    @inlinable @discardableResult @_disfavoredOverload
+    /// (A closure that only throws matches this form: the result is rejected with what it throws,
+    /// as with the terminal `catch`.)
+    @inlinable @discardableResult
     public func `catch`(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Value
@@ -47,7 +49,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Maps the error to a value.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func recover(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Value
@@ -62,7 +64,7 @@ extension Promise {
     ///
     /// Like `recover(on:_:)`, but `body` returns a promise that the
     /// returned promise follows.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func recover(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>

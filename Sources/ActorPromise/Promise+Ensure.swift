@@ -7,7 +7,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Clean-up work.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func ensure(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable () -> Void

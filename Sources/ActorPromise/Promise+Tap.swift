@@ -8,7 +8,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Observes the outcome.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func tap(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void

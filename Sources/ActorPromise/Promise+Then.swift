@@ -73,7 +73,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Maps the value.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> U
@@ -86,7 +86,7 @@ extension Promise {
     /// This overload lets multi-statement handlers that return nothing type-check without
     /// annotations. The returned promise is fulfilled with `()` after `body` returns, or rejected
     /// with what it throws (or with this promise's error, in which case `body` is skipped).
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func then(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> Void
@@ -106,7 +106,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the next step. A thrown error rejects the returned promise.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
@@ -125,7 +125,7 @@ extension Promise {
     ///   - onFulfilled: Maps the value.
     ///   - onRejected: Maps the error, cancellation included.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
         onFulfilled: @escaping @Sendable (Value) throws -> U,

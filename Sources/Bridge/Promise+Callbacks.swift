@@ -4,6 +4,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Receives the value or the error (cancellation included).
+    @_disfavoredOverload
     public func whenComplete(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
@@ -26,5 +27,20 @@ extension Promise {
             case .failure(let error): body(nil, error)
             }
         }
+    }
+}
+
+extension Promise {
+    /// Calls a main-actor `body` with the outcome, exactly once, cancellation included (B5, R9).
+    ///
+    /// - Parameters:
+    ///   - context: `.main`.
+    ///   - body: Receives the value or the error (``PromiseError/Code/cancelled`` if the promise
+    ///     was cancelled), isolated to the main actor.
+    public func whenComplete(
+        on context: MainContext,
+        _ body: @escaping @MainActor @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        tap(on: context, body)
     }
 }
