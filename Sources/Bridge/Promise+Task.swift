@@ -10,14 +10,16 @@ extension Promise {
     ///   - executor: A task executor to prefer (a `SerialQueue`, `ConcurrentQueue`,
     ///     `RunLoopThread` or `WorkerPool`); `nil` for Swift's default.
     ///   - tracksInterest: See ``Promise/pending(tracksInterest:fileID:line:)``.
-    ///   - operation: The work.
+    ///   - operation: The work. Like the body of `Task { }`, it inherits the caller's actor
+    ///     isolation: written in `@MainActor` code or an actor method it may use `self` directly
+    ///     (B6).
     public init(
         priority: TaskPriority? = nil,
         executor: (any TaskExecutor)? = nil,
         tracksInterest: Bool = false,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        operation: @escaping @Sendable () async throws -> Value
+        @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Value
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
         let task = Task(executorPreference: executor, priority: priority) {

@@ -57,7 +57,20 @@ public enum CallbackError: Error, Equatable {
 /// - Cancelling the awaiting task runs the `onCancel` handler (the operation is cancelled) and
 ///   throws ``PromiseError/Code/cancelled`` at once.
 /// - An error thrown by `start` is rethrown.
+///
+/// `start` runs at once, in the caller's isolation (B6): from a `@MainActor` function or an actor
+/// method it may use `self` as freely as the body of `withCheckedThrowingContinuation` can.
+///
+/// - Parameters:
+///   - isolation: The caller's actor, filled in for you; `start` runs isolated to it.
+///   - fileID: Where the call is, for the abandonment report (filled in for you).
+///   - line: The line of that site (filled in for you).
+///   - start: Starts the operation with the resolver.
+/// - Returns: The value the operation completed with.
+/// - Throws: The operation's error, ``PromiseError/Code/cancelled`` when the awaiting task is
+///   cancelled, or ``PromiseError/Code/abandoned`` when the completion never comes.
 public func withCompletion<Value: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
     line: UInt = #line,
     _ start: (Resolver<Value>) throws -> Void
