@@ -182,6 +182,9 @@ extension PromiseCore {
         return self
     }
     @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
+    /// Whether the promise was cancelled while pending. Final once true, so safe to act on
+    /// without the gate.
+    @usableFromInline nonisolated var wasCancelledWhilePending: Bool { flags.load(ordering: .acquiring) & 8 != 0 }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
     @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.adoptee }

@@ -30,7 +30,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var parentLostInterest = false
     /// The observers are a delivery that must end with `.endDelivery` (R2).
     @usableFromInline var holdsDelivery = false
-    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding.
+    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding,
+    /// 8 cancelled while pending (final: such a promise never changes again).
     @usableFromInline var flags: UInt8 = 0
     /// Adoption work: rare, so kept out of line to keep the common effects small.
     @usableFromInline var adoption: AdoptionEffects<Value>?
@@ -129,6 +130,7 @@ struct PromiseStateMachine<Value: Sendable> {
         case .endDelivery: endDelivery()
         }
         effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwarding != nil ? 4 : 0)
+            | (cancelledWhilePending ? 8 : 0)
         return effects
     }
 

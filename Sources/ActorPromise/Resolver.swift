@@ -76,9 +76,15 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// stop the underlying work (R6).
     ///
     /// The handler runs on the thread that cancels. If the promise was already cancelled while
-    /// pending, it runs at once; if it settled any other way, it never runs. A later call replaces
-    /// an earlier handler that has not run.
+    /// pending, it runs at once, on the calling thread, before this call returns; if it settled
+    /// any other way, it never runs. A later call replaces an earlier handler that has not run.
+    ///
+    /// - Parameter handler: Stops the underlying work. Keep it short; it must not block.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        if core.wasCancelledWhilePending {
+            handler()
+            return
+        }
         core.send(.onCancel(handler))
     }
 }
