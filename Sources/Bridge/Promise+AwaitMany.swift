@@ -32,8 +32,8 @@ extension Promise {
     ///
     /// - Parameter promises: The contenders.
     /// - Returns: The first value.
-    /// - Throws: The last rejection if none is fulfilled; an empty ``AggregateError`` at once for
-    ///   an empty input, as ``Promise/any(_:)`` rejects (a race nobody runs has no winner).
+    /// - Throws: The last rejection if none is fulfilled; an empty `AggregateError` at once for
+    ///   an empty input, as `Promise.any(_:)` rejects (a race nobody runs has no winner).
     public static func firstValue(of promises: [Promise<Value>]) async throws -> Value {
         if promises.isEmpty { throw AggregateError(errors: []) }
         return try await withThrowingTaskGroup(of: Value.self) { group in

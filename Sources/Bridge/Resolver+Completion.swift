@@ -12,7 +12,7 @@ extension Resolver {
 
     /// A completion handler of the Objective-C `(Value?, Error?) -> Void` shape (B4).
     ///
-    /// An error wins; a `nil` value without an error rejects with ``CallbackError/missingValue``.
+    /// An error wins; a `nil` value without an error rejects with `CallbackError.missingValue`.
     /// A second call is ignored; a handler that is never called surfaces as abandonment.
     public var optionalCompletion: @Sendable (Value?, (any Error)?) -> Void {
         { [self] value, error in
@@ -39,9 +39,9 @@ public enum CallbackError: Error, Equatable {
 /// Calls a completion-handler API and awaits its result — the safe replacement for
 /// `withCheckedThrowingContinuation` (B4).
 ///
-/// `start` receives a resolver: pass one of its completion handlers (``Resolver/completion(_:)``,
-/// ``Resolver/optionalCompletion``, ``Resolver/errorCompletion``) to the API, and register how to
-/// cancel the operation with ``Resolver/onCancel(_:)``.
+/// `start` receives a resolver: pass one of its completion handlers (`Resolver.completion()`,
+/// `Resolver.optionalCompletion`, `Resolver.errorCompletion`) to the API, and register how to
+/// cancel the operation with `Resolver.onCancel()`.
 ///
 /// ```swift
 /// let data = try await withCompletion { (resolver: Resolver<Data>) in
@@ -53,9 +53,9 @@ public enum CallbackError: Error, Equatable {
 ///
 /// - A second completion is ignored.
 /// - A completion that never comes — the API released the handler — throws
-///   ``PromiseError/Code/abandoned`` instead of hanging forever.
+///   `PromiseError.Code.abandoned` instead of hanging forever.
 /// - Cancelling the awaiting task runs the `onCancel` handler (the operation is cancelled) and
-///   throws ``PromiseError/Code/cancelled`` at once.
+///   throws `PromiseError.Code.cancelled` at once.
 /// - An error thrown by `start` is rethrown.
 ///
 /// `start` runs at once, in the caller's isolation (B6): from a `@MainActor` function or an actor
@@ -67,8 +67,8 @@ public enum CallbackError: Error, Equatable {
 ///   - line: The line of that site (filled in for you).
 ///   - start: Starts the operation with the resolver.
 /// - Returns: The value the operation completed with.
-/// - Throws: The operation's error, ``PromiseError/Code/cancelled`` when the awaiting task is
-///   cancelled, or ``PromiseError/Code/abandoned`` when the completion never comes.
+/// - Throws: The operation's error, `PromiseError.Code.cancelled` when the awaiting task is
+///   cancelled, or `PromiseError.Code.abandoned` when the completion never comes.
 public func withCompletion<Value: Sendable>(
     isolation: isolated (any Actor)? = #isolation,
     fileID: StaticString = #fileID,
