@@ -8,6 +8,10 @@ import Executors
 /// registration order with the promise's other main-context handlers — and enters the main actor
 /// with `MainActor.assumeIsolated`, which holds there. Handlers run only where you ask: there is
 /// no implicit inheritance of the caller's isolation; a handler without `on:` runs on the pool.
+///
+/// One caveat of overload resolution: on a `Promise<Void>`, an unannotated closure given to
+/// `catch(on: .main)` also fits the value-returning `catch`, which Swift prefers; write
+/// `catch(on: .main) { @MainActor error in … }` there (the explicit form works everywhere).
 extension Promise {
     /// Derives a promise from this one's value with a main-actor handler.
     ///
@@ -112,3 +116,4 @@ extension Promise {
         tap(on: context as any ExecutionContext) { result in MainActor.assumeIsolated { body(result) } }
     }
 }
+

@@ -63,3 +63,46 @@ struct MainActorAPITests {
         _ = resolver
     }
 }
+
+/// The README's main-actor example, verbatim, so that it keeps compiling.
+struct User: Sendable { var name: String }
+
+@MainActor final class ProfileModel {
+    var title = ""
+    func show(_ user: Promise<User>) {
+        user.then(on: .main) { user in self.title = user.name }   // isolated to the main actor
+        user.catch(on: .main) { error in self.title = "unavailable" } // cancellation included
+    }
+
+    /// The explicit form, which also works where the unannotated one does not (a `Void` promise).
+    func hide(_ done: Promise<Void>) {
+        done.catch(on: .main) { @MainActor error in self.title = "failed" }
+    }
+}
+
+@Suite("R9 the README's main-actor example")
+struct ReadmeExampleTests {
+    @Test("R9 the README's ProfileModel shows the name, or 'unavailable' on cancellation")
+    @MainActor
+    func readme() async throws {
+        let model = ProfileModel()
+        let user = Promise(value: User(name: "Ada"))
+        model.show(user)
+        // A later main-context handler of the same promise runs after the model's (R2).
+        _ = await user.ensure(on: .main) {}.outcome
+        #expect(model.title == "Ada")
+
+        let (pending, resolver) = Promise<User>.pending()
+        model.show(pending)
+        pending.cancel()
+        _ = await pending.ensure(on: .main) {}.outcome
+        #expect(model.title == "unavailable")
+
+        let (done, doneResolver) = Promise<Void>.pending()
+        model.hide(done)
+        doneResolver.reject(TestError())
+        _ = await done.ensure(on: .main) {}.outcome
+        #expect(model.title == "failed")
+        _ = resolver
+    }
+}
