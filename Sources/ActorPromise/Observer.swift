@@ -17,15 +17,16 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     /// Set on the last observer of a delivery when it runs alone on the pool: the promise whose
     /// delivery it ends, told once the observer has run (see ``endDelivery()``).
     ///
-    /// Unowned, to keep retain traffic off the path every link takes. Safe: only a ``Link`` runs
+    /// Unmanaged, to keep retain traffic off the path every link takes. Safe: only a ``Link`` runs
     /// on the pool (the library's other observers are inline), and a link's child holds its
     /// parent — this very promise — strongly for as long as the link lives.
-    @usableFromInline @exclusivity(unchecked) final unowned(unsafe) var deliveredBy: PromiseCore<Value>?
+    @usableFromInline @exclusivity(unchecked) final var deliveredBy: Unmanaged<PromiseCore<Value>>?
 
     @inlinable
     init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.context = context
-        self.runsInline = context === InlineContext.shared
+        // An exact-type check: no load (and no retain) of the shared instance on this path.
+        self.runsInline = type(of: context) == InlineContext.self
         super.init(runner: runner)
     }
 
@@ -35,7 +36,7 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     final func endDelivery() {
         guard let source = deliveredBy else { return }
         deliveredBy = nil
-        source.endDelivery()
+        source._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
 
     /// Stores the outcome and hands the observer to its context.
@@ -118,14 +119,15 @@ struct ObserverList<Value: Sendable>: Sendable {
         guard let first else { return }
         if rest.isEmpty {
             first.input = outcome
-            let context = first.takeContext()
-            if holdsDelivery, let pool = asWorkerPool(context) {
-                first.deliveredBy = source
+            // A pool lives as long as the process, so a pool observer keeps its context reference
+            // (no take-out traffic on the path every link takes).
+            if holdsDelivery, let context = first.context, let pool = asWorkerPool(context) {
+                first.deliveredBy = Unmanaged.passUnretained(source)
                 pool.submit(first)
-            } else {
-                context.submit(first)
-                if holdsDelivery { source.endDelivery() }
+                return
             }
+            first.takeContext().submit(first)
+            if holdsDelivery { source.endDelivery() }
             return
         }
         var pool: WorkerPool?
