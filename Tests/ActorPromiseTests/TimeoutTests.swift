@@ -62,3 +62,26 @@ struct TimeoutTests {
         _ = _keep
     }
 }
+
+@Suite("PromiseKit conveniences")
+struct ConvenienceTests {
+    @Test("get passes the value on after looking at it; a rejection skips it")
+    func get() async throws {
+        let seen = Locked<[Int]>([])
+        #expect(try await Promise(value: 4).get { seen.append($0) }.value == 4)
+        let failed = Promise<Int>(error: TestError(id: 2)).get { seen.append($0) }
+        await #expect(throws: TestError(id: 2)) { try await failed.value }
+        #expect(seen.current == [4])
+    }
+
+    @Test("after(_:) fulfils once the time has passed, and not before")
+    func after() async throws {
+        let time = ManualScheduler()
+        let later = Promise.after(.seconds(5), scheduler: time)
+        _ = try await Promise(value: 0).then(on: .inline) { $0 }.value
+        time.advance(by: .seconds(4))
+        #expect(later.isPending)
+        time.advance(by: .seconds(1))
+        try await later.value
+    }
+}

@@ -1,0 +1,35 @@
+extension Promise {
+    /// Looks at the value and passes it on unchanged; a rejection skips `body`.
+    ///
+    /// PromiseKit's `get`. Use it for side effects on the way (logging, caching) without
+    /// breaking the chain's value type.
+    ///
+    /// - Parameters:
+    ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
+    ///   - body: Sees the value. A thrown error rejects the returned promise.
+    /// - Returns: A promise with this promise's value, after `body` ran; rejected with this
+    ///   promise's error (cancellation included) or with what `body` throws.
+    @inlinable @discardableResult
+    public func get(
+        on context: any ExecutionContext = .global,
+        _ body: @escaping @Sendable (Value) throws -> Void
+    ) -> Promise<Value> {
+        then(on: context) { value -> Value in
+            try body(value)
+            return value
+        }
+    }
+}
+
+extension Promise where Value == Void {
+    /// A promise fulfilled with `()` after `delay` — PromiseKit's `after(seconds:)`.
+    ///
+    /// - Parameters:
+    ///   - delay: How long to wait.
+    ///   - scheduler: The source of time. Defaults to the real clock; tests pass a
+    ///     `ManualScheduler`.
+    /// - Returns: The promise. Cancelling it cancels the timer, which frees its memory at once.
+    public static func after(_ delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Void> {
+        Promise(value: ()).delay(delay, scheduler: scheduler)
+    }
+}
