@@ -15,6 +15,17 @@ func tracked() -> (Tracked, Promise<Void>) {
     return (Tracked(resolver), promise)
 }
 
+/// Runs `body` with a fresh tracked object that nothing else holds, then waits for its release.
+func expectRelease(_ body: (Tracked) async throws -> Void) async throws {
+    var released: Promise<Void>
+    do {
+        let (object, gone) = tracked()
+        released = gone
+        try await body(object)
+    }
+    try await released.released()
+}
+
 extension Promise where Value == Void {
     /// Waits for a release; fails with `timedOut` instead of hanging if the object leaked.
     func released() async throws {

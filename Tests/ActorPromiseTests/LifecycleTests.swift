@@ -80,16 +80,12 @@ struct ReleaseTests {
 
     @Test("L1 a released serial queue holds nothing once its work has run")
     func serialQueueFreed() async throws {
-        var released: Promise<Void>
-        let done = Countdown(1)
-        do {
-            let (object, gone) = tracked()
-            released = gone
+        try await expectRelease { object in
+            let done = Countdown(1)
             let queue = SerialQueue(label: "freed")
             queue.async { [object] in _ = object; done.tick() }
+            try await done.wait()
         }
-        try await done.wait()
-        try await released.released()
     }
 
     @Test("L1 actors on their own serial queue, released right after their last job, never crash")
@@ -227,44 +223,31 @@ struct RunLoopLifetimeTests {
 struct TimerLifetimeTests {
     @Test("L2 a cancelled timer releases its captures at once, not at its deadline")
     func cancelledTimerReleases() async throws {
-        var released: Promise<Void>
-        let action: ScheduledAction
-        do {
-            let (object, gone) = tracked()
-            released = gone
-            action = TimerThread.shared.schedule(after: .seconds(3600)) { [object] in _ = object }
+        try await expectRelease { object in
+            let action = TimerThread.shared.schedule(after: .seconds(3600)) { [object] in _ = object }
+            #expect(action.cancel())
         }
-        #expect(action.cancel())
-        try await released.released()
     }
 
     @Test("L2 a one-hour timeout on a promise that settles at once holds nothing afterwards")
     func timeoutOnSettledPromise() async throws {
-        var released: Promise<Void>
-        do {
-            let (object, gone) = tracked()
-            released = gone
+        try await expectRelease { object in
             let (promise, resolver) = Promise<Tracked>.pending()
             let guarded = promise.timeout(after: .seconds(3600))
             resolver.fulfill(object)
             _ = try await guarded.value
         }
-        try await released.released()
     }
 
     @Test("L2 a cancelled one-hour delay holds nothing afterwards")
     func cancelledDelay() async throws {
-        var released: Promise<Void>
-        do {
-            let (object, gone) = tracked()
-            released = gone
+        try await expectRelease { object in
             let delayed = Promise(value: object).delay(.seconds(3600))
             // Wait until the delay's timer is scheduled (its input was observed), then cancel.
             while delayed.parent?.isPending ?? true { await Task.yield() }
             delayed.cancel()
             _ = await delayed.outcome
         }
-        try await released.released()
     }
 
     @Test("L2 timers of settled promises leave the timer thread's queue")
@@ -288,15 +271,10 @@ struct TimerLifetimeTests {
         action.cancel()
         #expect(manual.pendingCount == 0)
 
-        var released: Promise<Void>
-        let sleeping: ScheduledAction
-        do {
-            let (object, gone) = tracked()
-            released = gone
-            sleeping = ClockScheduler(ContinuousClock()).schedule(after: .seconds(3600)) { [object] in _ = object }
+        try await expectRelease { object in
+            let sleeping = ClockScheduler(ContinuousClock()).schedule(after: .seconds(3600)) { [object] in _ = object }
+            sleeping.cancel()
         }
-        sleeping.cancel()
-        try await released.released()
     }
 }
 
