@@ -3,13 +3,19 @@ extension Promise {
     /// object's private queue" (R9).
     ///
     /// The handler gets the actor as an `isolated` parameter, so it can use the actor's state
-    /// synchronously. It runs in a task that hops to the actor once this promise is fulfilled; if
-    /// this promise is rejected, the handler is skipped and the error passes on. Handlers for the
-    /// same actor start in registration order only if the actor runs on a serial context of this
-    /// library (a `SerialQueue` or `RunLoopThread` as its executor); for default actors the
-    /// order of hops is up to Swift's scheduler.
+    /// synchronously. If this promise is rejected (cancellation included), the handler is skipped
+    /// and the error passes on. How the handler reaches the actor depends on what the library
+    /// knows of the actor's executor:
+    /// - **The main actor** (`MainActor.shared`) and **a ``ContextIsolatedActor``** (an actor on a
+    ///   `SerialQueue` or `RunLoopThread` that names it): the handler runs on that context
+    ///   directly and enters the actor with `assumeIsolated` — no `Task`, and handlers of one
+    ///   promise run in registration order (R2).
+    /// - **Any other actor** (a default actor, or one whose executor the library cannot see): the
+    ///   handler runs in a task that hops to the actor. Order among such handlers is up to Swift's
+    ///   scheduler.
     ///
-    /// Cancelling the returned promise before the handler starts skips it, and cancels its task.
+    /// Cancelling the returned promise before the handler starts skips it (and cancels its task,
+    /// if it has one).
     ///
     /// - Parameters:
     ///   - actor: The actor to isolate the handler to.
@@ -20,7 +26,10 @@ extension Promise {
         isolatedTo actor: A,
         _ body: @escaping @Sendable (isolated A, Value) throws -> U
     ) -> Promise<U> {
-        then(on: .inline) { value -> Promise<U> in
+        if let context = Self.directContext(of: actor) {
+            return then(on: context) { value in try actor.assumeIsolated { actor in try body(actor, value) } }
+        }
+        return then(on: .inline) { value -> Promise<U> in
             let (promise, resolver) = Promise<U>.pending()
             let task = Task {
                 guard !resolver.isCancelled else { return }
@@ -33,6 +42,13 @@ extension Promise {
             resolver.onCancel { task.cancel() }
             return promise
         }
+    }
+
+    /// The context an actor's jobs run on, when the library knows it.
+    private static func directContext(of actor: some Actor) -> (any ExecutionContext)? {
+        if let bound = actor as? any ContextIsolatedActor { return bound.executionContext }
+        if (actor as AnyObject) === MainActor.shared { return MainContext.shared }
+        return nil
     }
 
     private static func call<A: Actor, U>(
