@@ -39,13 +39,6 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
         source._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
 
-    /// Stores the outcome and hands the observer to its context.
-    @inlinable @inline(__always)
-    final func receive(_ outcome: Outcome<Value>) {
-        input = outcome
-        takeContext().submit(self)
-    }
-
     /// The context, taken out of the observer (once, when it is handed over).
     @inlinable @inline(__always)
     final func takeContext() -> any ExecutionContext {

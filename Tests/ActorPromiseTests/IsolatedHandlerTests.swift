@@ -15,33 +15,11 @@ actor Inventory: ContextIsolatedActor {
 
 @Suite("R9 actor-isolated handlers without a Task each")
 struct IsolatedHandlerTests {
-    /// Registers 20 handlers in four batches from other threads, settling after batch `settleAfter`.
-    static func register(
-        settleAfter: Int, _ handler: @escaping @Sendable (Promise<Int>, Int) -> Promise<Void>
-    ) async throws {
-        let (promise, resolver) = Promise<Int>.pending()
-        let collected = Locked<[Promise<Void>]>([])
-        if settleAfter == 0 { resolver.fulfill(0) }
-        for batch in 0..<4 {
-            let registered = Countdown(1)
-            DispatchQueue.global().async {
-                for index in batch * 5..<batch * 5 + 5 {
-                    let done = handler(promise, index)
-                    collected.withLock { $0.append(done) }
-                }
-                registered.tick()
-            }
-            try await registered.wait()
-            if settleAfter == batch + 1 { resolver.fulfill(0) }
-        }
-        for done in collected.current { try await done.value }
-    }
-
     @Test("R9 a ContextIsolatedActor's handlers run on its queue, in registration order, with no task")
     func queueBoundActor() async throws {
         let inventory = Inventory()
         for round in 0..<500 {
-            try await Self.register(settleAfter: round % 5) { promise, index in
+            try await registerInBatches(settleAfter: round % 5) { promise, index in
                 promise.then(isolatedTo: inventory) { inventory, _ in
                     inventory.items.append(index)
                     if withUnsafeCurrentTask(body: { $0 != nil }) { inventory.ranInTask = true }
@@ -62,7 +40,7 @@ struct IsolatedHandlerTests {
         // MainActor` parameter does not make a closure `@MainActor` for the compiler).
         let items = Locked<[Int]>([]), offMain = Locked(false), inTask = Locked(false)
         for round in 0..<500 {
-            try await Self.register(settleAfter: round % 5) { promise, index in
+            try await registerInBatches(settleAfter: round % 5) { promise, index in
                 promise.then(isolatedTo: MainActor.shared) { _, _ in
                     items.append(index)
                     if !MainContext.isMainThread { offMain.withLock { $0 = true } }

@@ -15,25 +15,13 @@ struct OrderingTests {
         ("OperationExecutor(1)", operations), ("RunLoopThread", loop), ("main", MainContext.shared),
     ]
 
-    /// One run: 20 handlers registered in four batches of five, each batch from another thread,
-    /// one after another; the promise is fulfilled after batch `settleAfter` (0 = before any).
+    /// One run of ``registerInBatches(settleAfter:_:)`` on `context`; returns the order the
+    /// handlers ran in.
     func run(on context: any ExecutionContext, settleAfter: Int) async throws -> [Int] {
-        let (promise, resolver) = Promise<Int>.pending()
         let order = Locked<[Int]>([])
-        let done = Countdown(20)
-        if settleAfter == 0 { resolver.fulfill(0) }
-        for batch in 0..<4 {
-            let registered = Countdown(1)
-            DispatchQueue.global().async {
-                for index in batch * 5..<batch * 5 + 5 {
-                    promise.then(on: context) { _ in order.append(index); done.tick() }
-                }
-                registered.tick()
-            }
-            try await registered.wait()
-            if settleAfter == batch + 1 { resolver.fulfill(0) }
+        try await registerInBatches(settleAfter: settleAfter) { promise, index in
+            promise.then(on: context) { _ in order.append(index) }
         }
-        try await done.wait()
         return order.current
     }
 

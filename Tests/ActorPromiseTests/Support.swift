@@ -1,4 +1,6 @@
 import Executors
+import Dispatch
+import ActorPromise
 
 /// A lock-protected value for tests. pthread-based so ThreadSanitizer models it exactly.
 final class Locked<Value>: @unchecked Sendable {
@@ -66,4 +68,28 @@ actor MemoryHeavy {
             throw error
         }
     }
+}
+
+/// Registers 20 handlers with `handler` in four batches of five, each batch from another thread,
+/// one batch after another; the promise is fulfilled after batch `settleAfter` (0 = before any).
+/// Waits for every handler's promise. For the registration-order tests (R2).
+func registerInBatches(
+    settleAfter: Int, _ handler: @escaping @Sendable (Promise<Int>, Int) -> Promise<Void>
+) async throws {
+    let (promise, resolver) = Promise<Int>.pending()
+    let collected = Locked<[Promise<Void>]>([])
+    if settleAfter == 0 { resolver.fulfill(0) }
+    for batch in 0..<4 {
+        let registered = Countdown(1)
+        DispatchQueue.global().async {
+            for index in batch * 5..<batch * 5 + 5 {
+                let done = handler(promise, index)
+                collected.withLock { $0.append(done) }
+            }
+            registered.tick()
+        }
+        try await registered.wait()
+        if settleAfter == batch + 1 { resolver.fulfill(0) }
+    }
+    for done in collected.current { try await done.value }
 }
