@@ -9,7 +9,8 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     // and read by the runner after the context hands it back; see `WorkItem`.
     @usableFromInline @exclusivity(unchecked) final var input: Outcome<Value>?
     /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
-    /// a context does not keep that context alive (L1: a released context's queue may hold it).
+    /// a context does not keep that context alive (L1: a released context's queue may hold it) —
+    /// except on the worker pool, which lives as long as the process anyway.
     @usableFromInline @exclusivity(unchecked) final var context: (any ExecutionContext)?
     /// Whether the context is `.inline`: such observers run at once and take no part in the
     /// ordered delivery of the others (R2).

@@ -242,10 +242,7 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable
     mutating func endDelivery() -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
-        guard let outcome, !observers.isEmpty else {
-            isDelivering = false
-            return effects
-        }
+        guard !endQuietDelivery(), let outcome else { return effects }
         swap(&effects.observers, &observers)
         effects.outcome = outcome
         effects.holdsDelivery = true
