@@ -9,6 +9,8 @@ struct OrderingTests {
     static let barriers = ConcurrentQueue(label: "ordering", width: 4)
     static let operations = OperationExecutor(label: "ordering", maxConcurrentCount: 1)
     static let loop = RunLoopThread(name: "ordering")
+    /// Two threads for `concurrentByChoice` alone (pools live as long as the process).
+    static let sideBySidePool = WorkerPool(threadCount: 2, name: "side-by-side")
     /// The default context and every serial context; the concurrent ones are excluded on purpose.
     static let contexts: [(String, any ExecutionContext)] = [
         ("global", WorkerPool.global), ("SerialQueue", serial), ("ConcurrentQueue barriers", barriers),
@@ -69,7 +71,9 @@ struct OrderingTests {
 
     @Test("R2 a concurrent context chosen for it runs handlers of one promise side by side")
     func concurrentByChoice() async throws {
-        let queue = ConcurrentQueue(label: "side by side", width: 2)
+        // The handlers block while they wait for each other, so they get a pool of their own:
+        // blocking the shared pool's threads would stall every other suite running beside this one.
+        let queue = ConcurrentQueue(label: "side by side", width: 2, pool: Self.sideBySidePool)
         let (promise, resolver) = Promise<Int>.pending()
         let inside = Locked(0), overlapped = Locked(false)
         let gate = Gate()
