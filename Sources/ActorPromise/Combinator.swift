@@ -3,16 +3,22 @@ import Executors
 /// Shared machinery of the collection combinators: a result promise, a lock, and the inputs.
 ///
 /// Each input is observed directly by a small observer that knows its index (no derived promise,
-/// no closure per input); the first observation that decides the outcome settles the result and
-/// cancels the inputs still pending. Cancelling the result cancels every input. Inlinable, so it
+/// no closure per input); the first observation that decides the outcome settles the result.
+/// Once the result is decided or cancelled, the combinator stops waiting for its inputs: each
+/// input loses one interested dependent, so an input that nobody else waits for cancels itself
+/// and its work (R7, B7), while an input shared with other waiters keeps going. Inlinable, so it
 /// is specialized for the caller's types (unspecialized generic code costs metadata look-ups).
 @usableFromInline
 final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `state` and `isDecided` are guarded by `lock`; the rest is
-    // immutable after init.
+    // Safety (`@unchecked Sendable`): `state`, `isDecided`, `isStarted` and `isReleased` are
+    // guarded by `lock`; the rest is immutable after init.
     @usableFromInline let lock = ConditionLock()
     @usableFromInline var state: State
     @usableFromInline var isDecided = false
+    /// Every input has its observer registered (so each counts this combinator as a dependent).
+    @usableFromInline var isStarted = false
+    /// The inputs were told that this combinator stopped waiting (done once).
+    @usableFromInline var isReleased = false
     @usableFromInline let inputs: [Promise<Input>]
     @usableFromInline let step: @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     @usableFromInline let resolver: Resolver<Output>
@@ -29,17 +35,34 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
         self.state = state
         self.step = step
         (promise, resolver) = Promise<Output>.pending(fileID: fileID, line: line)
-        let inputs = inputs
-        resolver.onCancel { for input in inputs { input.cancel() } }
     }
 
     /// Observes every input and returns the result promise.
     @inlinable
     func start() -> Promise<Output> {
+        // Holds `self` until the result settles; the hook is dropped then.
+        resolver.onCancel { self.stopWaiting(decided: true) }
         for (index, input) in inputs.enumerated() {
             input.core.send(.register(observer: CombinatorObserver.make(self, index), child: nil, dependent: true))
         }
+        stopWaiting(decided: false, started: true)
         return promise
+    }
+
+    /// Tells every input, once, that this combinator no longer waits for it — but only after all
+    /// of them registered it as a dependent, so that no input counts a loss before the gain.
+    @inlinable
+    func stopWaiting(decided: Bool, started: Bool = false) {
+        lock.lock()
+        if decided { isDecided = true }
+        if started { isStarted = true }
+        guard isDecided, isStarted, !isReleased else {
+            lock.unlock()
+            return
+        }
+        isReleased = true
+        lock.unlock()
+        for input in inputs { loseInterest(input.core) }
     }
 
     @inlinable
@@ -52,7 +75,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
         isDecided = true
         lock.unlock()
         resolver.resolve(decision)
-        for input in inputs where input.isPending { input.cancel() }
+        stopWaiting(decided: true)
     }
 }
 

@@ -131,7 +131,10 @@ extension PromiseCore {
             send(.settle(.failure(PromiseError(.selfResolution))))
             return
         }
-        if isSettled { return }
+        if isSettled {
+            if wasCancelledWhilePending { source.refuse() }
+            return
+        }
         send(.follow(source, follower: ObjectIdentifier(self)))
     }
 }

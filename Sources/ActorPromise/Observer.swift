@@ -201,10 +201,11 @@ final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Senda
 
 extension Promise {
     /// Calls `body` with the outcome on the settling thread, without deriving a promise. `body`
-    /// must be quick and must not block. For the bridge module.
+    /// must be quick and must not block. For the bridge module. The observer counts as a
+    /// dependent that never stops waiting, so the promise never loses interest because of it.
     @inlinable
     package func observe(_ body: @escaping @Sendable (Outcome<Value>) -> Void) {
-        core.send(.register(observer: CallbackObserver.make(body), child: nil, dependent: false))
+        core.send(.register(observer: CallbackObserver.make(body), child: nil, dependent: true))
     }
 
     /// A child that settles exactly as this promise does, so that cancelling it cancels only

@@ -5,8 +5,9 @@ extension Promise {
     /// `reason`) and its ``Resolver/onCancel(_:)`` handler runs. Whether or not it was pending, the
     /// cancellation is forwarded to all of its children, and theirs, so every pending promise
     /// below it is cancelled; promises that already settled keep their outcome. The parent is
-    /// never cancelled — but if it tracks interest and this was its last interested child, it
-    /// cancels itself (R7). A second `cancel` does nothing.
+    /// not cancelled while anything else waits for it; if this was its last waiting dependent, it
+    /// cancels itself and stops its work (interest, R7/B7), unless it was created with
+    /// `tracksInterest: false`. A second `cancel` does nothing.
     ///
     /// Cancellation is a rejection, and everyone who observes errors learns of it (R5b): at every
     /// depth of the cancelled branch, `catch`, `recover`, the error half of a two-handler `then`,

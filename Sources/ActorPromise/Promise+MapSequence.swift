@@ -6,7 +6,9 @@ extension Promise {
     ///
     /// With `maxConcurrency: 1` the elements are processed in series: the next transform starts
     /// when the previous promise is fulfilled. The first rejection rejects the result, starts no
-    /// further transforms and cancels the ones running. Cancelling the result does the same.
+    /// further transforms and stops waiting for the ones running: a running promise that nobody
+    /// else waits for is cancelled, and so is its work (B7). Cancelling the result, or the last
+    /// branch or awaiter that wanted it, does the same.
     /// Empty input: `[]`.
     ///
     /// - Parameters:
@@ -71,25 +73,21 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
             lock.unlock()
             let element = elements[index]
             let transform = transform
-            let work = Promise<Void>().then(on: context) { [self] _ -> Promise<Value> in
-                let promise = try transform(element)
-                attach(index, promise)
-                return promise
-            }
+            // `work` follows the promise the transform returns; cancelling `work` stops the
+            // transform from starting, or tells the returned promise it lost this dependent.
+            let work = Promise<Void>().then(on: context) { _ in try transform(element) }
+            if !track(index, work) { work.cancel() }
             work.observe { [self] outcome in finish(index, outcome) }
         }
     }
 
-    /// Records the promise a transform returned, so that a failure can cancel it.
-    private func attach(_ index: Int, _ promise: Promise<Value>) {
+    /// Records a running transform, so that a failure can cancel it; `false` once finished.
+    private func track(_ index: Int, _ work: Promise<Value>) -> Bool {
         lock.lock()
-        if finished {
-            lock.unlock()
-            promise.cancel()
-            return
-        }
-        running[index] = promise
-        lock.unlock()
+        defer { lock.unlock() }
+        guard !finished else { return false }
+        running[index] = work
+        return true
     }
 
     private func finish(_ index: Int, _ outcome: Outcome<Value>) {

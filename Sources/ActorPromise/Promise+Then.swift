@@ -100,7 +100,9 @@ extension Promise {
     /// promise is still pending or rejected. Returning the returned promise itself rejects it with
     /// ``PromiseError/Code/selfResolution``. Cancelling the returned promise while it follows the
     /// inner one counts as lost interest for the inner promise (see
-    /// ``pending(tracksInterest:fileID:line:)``), but never cancels it directly.
+    /// ``pending(tracksInterest:fileID:line:)``): the inner promise cancels itself only if nobody
+    /// else waits for it. So does an inner promise returned after the returned promise was
+    /// cancelled.
     ///
     /// - Parameters:
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.

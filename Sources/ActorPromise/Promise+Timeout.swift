@@ -4,8 +4,8 @@ extension Promise {
     /// A promise that settles like this promise, or is rejected with
     /// ``PromiseError/Code/timedOut`` if this promise has not settled after `delay`.
     ///
-    /// On timeout the branch counts as cancelled for this promise: if it tracks interest and the
-    /// branch was its last interested dependent, it cancels itself (and its work). Cancelling the
+    /// On timeout the branch counts as cancelled for this promise: if the branch was the last
+    /// dependent that waited for it, it cancels itself (and its work, B7). Cancelling the
     /// returned promise cancels the timer and the branch; cancelling this promise cancels the
     /// returned one.
     ///
@@ -41,8 +41,8 @@ extension Promise {
     ///   - scheduler: The source of time. Defaults to the real clock.
     public func delay(_ delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
         then(on: .inline) { value -> Promise<Value> in
-            // Tracks interest: cancelling the returned promise (which follows this one) cancels it.
-            let (delayed, resolver) = Promise<Value>.pending(tracksInterest: true)
+            // Cancelling the returned promise (which follows this one) cancels it: interest.
+            let (delayed, resolver) = Promise<Value>.pending()
             let timer = scheduler.schedule(after: delay) { resolver.fulfill(value) }
             resolver.onCancel { timer.cancel() }
             return delayed

@@ -17,6 +17,9 @@ extension Promise {
     ///   ``PromiseError/Code/wouldDeadlock`` at once (unless the promise is already settled). The
     ///   error's ``PromiseError/site`` names that context.
     ///
+    /// While it waits, the wait counts as a dependent of the promise. A wait that times out stops
+    /// waiting: if it was the last dependent, the promise cancels itself and stops its work (B7).
+    ///
     /// - Parameter timeout: How long to wait at most; then throws ``PromiseError/Code/timedOut``.
     ///   `nil` waits as long as it takes.
     /// - Returns: The value.
@@ -30,13 +33,18 @@ extension Promise {
         }
         let onMain = MainContext.isMainThread
         let waiter = Waiter<Value>(wakesMain: onMain)
-        core.send(.register(observer: CallbackObserver.make { waiter.deliver($0) }, child: nil, dependent: false))
+        // The waiter counts as a dependent (R7): while it waits, the work is wanted.
+        core.send(.register(observer: CallbackObserver.make { waiter.deliver($0) }, child: nil, dependent: true))
         let limit = timeout.map { max(0, seconds($0)) }
         if onMain {
             let deadline = monotonicSeconds() + (limit ?? 1e12)
             _ = MainContext.shared.runHandlers(until: { waiter.isDone }, deadline: deadline)
         }
-        guard let outcome = waiter.take(timeout: onMain ? 0 : limit) else { throw PromiseError(.timedOut) }
+        guard let outcome = waiter.take(timeout: onMain ? 0 : limit) else {
+            // The waiter gives up: it no longer wants the value (B7).
+            loseInterest(core)
+            throw PromiseError(.timedOut)
+        }
         return try outcome.get()
     }
 }

@@ -1,7 +1,8 @@
 /// Combines promises of different types into one promise of a tuple, for any number of inputs.
 ///
-/// Fulfilled with all values once every input is fulfilled; the first rejection rejects it and
-/// cancels the inputs still pending; cancelling it cancels every input (as ``Promise/all(_:fileID:line:)``).
+/// Fulfilled with all values once every input is fulfilled; the first rejection rejects it.
+/// Once it is rejected or cancelled it stops waiting for the inputs still pending, which cancels
+/// each one that nobody else waits for (as ``Promise/all(_:fileID:line:)``).
 ///
 /// ```swift
 /// let (user, settings) = try await zip(loadUser(), loadSettings()).value
@@ -11,17 +12,9 @@ public func zip<each V: Sendable>(_ promises: repeat Promise<each V>) -> Promise
     for promise in repeat each promises {
         erased.append(promise.map(on: .inline) { $0 as any Sendable })
     }
-    let originals: [AnyPromise] = {
-        var handles: [AnyPromise] = []
-        for promise in repeat each promises { handles.append(AnyPromise(promise)) }
-        return handles
-    }()
-    let combined = Promise<any Sendable>.all(erased)
-    // A rejection of one input cancels the other inputs themselves, not just their wrappers.
-    combined.tap(on: .inline) { outcome in
-        if case .failure = outcome { for input in originals where input.isPending { input.cancel() } }
-    }
-    return combined.map(on: .inline) { values in
+    // The wrappers are derived from the inputs: when `all` stops waiting for a wrapper, the
+    // wrapper cancels itself and the input loses that interest in turn.
+    return Promise<any Sendable>.all(erased).map(on: .inline) { values in
         var iterator = values.makeIterator()
         return (repeat iterator.next()! as! each V)
     }

@@ -24,16 +24,20 @@ public struct Promise<Value: Sendable>: Sendable {
     /// Creates a pending promise and the resolver that settles it.
     ///
     /// - Parameters:
-    ///   - tracksInterest: When `true`, the promise cancels itself once every promise derived
-    ///     from it (and every awaiter) has been cancelled — "nobody wants the value any more" (R7).
-    ///     Pair it with ``Resolver/onCancel(_:)`` to stop the underlying work.
+    ///   - tracksInterest: When `true` (the default), the promise cancels itself once every
+    ///     dependent that waited for it — derived promises, awaiters, combinators, `timeout` —
+    ///     has stopped waiting: "nobody wants the value any more" (R7, B7). Its
+    ///     ``Resolver/onCancel(_:)`` then stops the underlying work. Promises derived from it track
+    ///     interest too. Pass `false` for a promise kept to hand out later, after all of today's
+    ///     waiters may have gone: it and its derived promises are then cancelled only by
+    ///     `cancel()`.
     ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
     ///   - line: The line of that site (filled in for you).
     /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
     ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
     @inlinable
     public static func pending(
-        tracksInterest: Bool = false,
+        tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
@@ -50,7 +54,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - body: Starts the work and keeps the resolver until the work is done. A thrown error
     ///     rejects the promise (unless the body settled it first).
     public init(
-        tracksInterest: Bool = false,
+        tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: (Resolver<Value>) throws -> Void
@@ -70,7 +74,7 @@ public struct Promise<Value: Sendable>: Sendable {
     /// The body runs on the thread that registers the first observer. A lazy promise that is
     /// cancelled before anyone observes it never runs its body. A thrown error rejects it.
     public static func lazy(
-        tracksInterest: Bool = false,
+        tracksInterest: Bool = true,
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
         Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest))
@@ -131,7 +135,7 @@ extension Promise {
     /// and the child as a dependent, and returns the child.
     @inlinable @inline(__always)
     func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
-        let child = PromiseCore<Out>(PromiseStateMachine(isDerived: true), parent: core)
+        let child = PromiseCore<Out>(PromiseStateMachine(isDerived: true), tracksInterest: core.tracksInterest, parent: core)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
         return Promise<Out>(core: child)
     }

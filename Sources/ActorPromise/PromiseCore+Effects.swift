@@ -33,6 +33,16 @@ extension PromiseCore {
         if let outcome {
             for target in adoption.alsoSettle { target.send(.settle(outcome)) }
         }
+        if let unwanted = adoption.unwanted { unwanted.refuse() }
+    }
+
+    /// Tells this promise that a promise which would have followed it was cancelled first: it
+    /// gains and at once loses a dependent, so it cancels itself (and its work) unless somebody
+    /// else waits for it (R7, B7).
+    @usableFromInline
+    nonisolated func refuse() {
+        send(.register(observer: nil, child: nil, dependent: true))
+        loseInterest(self)
     }
 
     /// Cancels this promise and, through an explicit work list, every descendant (R5).

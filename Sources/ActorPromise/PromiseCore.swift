@@ -19,6 +19,9 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline nonisolated let gate = AsyncGate()
     /// Bit 0: settled; bit 1: cancelled. Written under the gate, read without it for snapshots.
     @usableFromInline nonisolated let flags: Atomic<UInt8>
+    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
+    /// creation; derived promises take it from their parent. Fits in the padding after `flags`.
+    @usableFromInline nonisolated let tracksInterest: Bool
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var parent: (any PromiseNode)?
@@ -34,9 +37,10 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var machine: PromiseStateMachine<Value>
 
     @inlinable
-    init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = false, parent: (any PromiseNode)? = nil) {
+    init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil) {
         let settled = machine.outcome != nil
         self.flags = Atomic(settled ? 1 : 0)
+        self.tracksInterest = tracksInterest
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
         self.machine = machine

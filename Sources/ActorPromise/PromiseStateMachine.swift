@@ -51,15 +51,19 @@ final class AdoptionEffects<Value: Sendable>: Sendable {
     /// Promises to settle directly with this one's outcome (handed-off adopters of a forwarding
     /// promise that settles by cancellation or by observing its source).
     @usableFromInline let alsoSettle: [PromiseCore<Value>]
+    /// A promise returned to this one after it was cancelled: it gains and at once loses this
+    /// promise as a dependent, so that its work stops unless somebody else waits for it (B7).
+    @usableFromInline let unwanted: PromiseCore<Value>?
 
     @usableFromInline
     init(subscribeTo: PromiseCore<Value>? = nil, handOff: [Observer<Value>] = [], handOffTargets: [PromiseCore<Value>] = [],
-         source: PromiseCore<Value>? = nil, alsoSettle: [PromiseCore<Value>] = []) {
+         source: PromiseCore<Value>? = nil, alsoSettle: [PromiseCore<Value>] = [], unwanted: PromiseCore<Value>? = nil) {
         self.subscribeTo = subscribeTo
         self.handOff = handOff
         self.handOffTargets = handOffTargets
         self.source = source
         self.alsoSettle = alsoSettle
+        self.unwanted = unwanted
     }
 }
 
@@ -194,6 +198,8 @@ struct PromiseStateMachine<Value: Sendable> {
     /// recursive loop written with promises keeps one pending promise, not one per iteration. The
     /// forwarding promise observes `source` later, as soon as anyone observes or inspects it; a
     /// cancellation still reaches the adopters it handed off.
+    /// A promise cancelled before its handler returned `source` does not follow it; `source` is
+    /// told that this promise does not want its value after all (B7).
     /// A source whose chain of adoptees leads back to this promise would make a cycle that never
     /// settles: this promise is rejected with ``PromiseError/Code/adoptionCycle`` instead, and the
     /// rest of the cycle, which follows it, with it (R13).
@@ -202,11 +208,14 @@ struct PromiseStateMachine<Value: Sendable> {
         _ source: PromiseCore<Value>, follower: ObjectIdentifier, tree: inout TreeState
     ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
-        guard outcome == nil else { return effects }
+        guard outcome == nil else {
+            if cancelledWhilePending { effects.adoption = AdoptionEffects(unwanted: source) }
+            return effects
+        }
         if let length = tree.startFollowing(source, follower: follower) {
             return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
         }
-        if isDerived, forwarding == nil, case .none = hook, tree.children.isEmpty, !tree.tracksInterest,
+        if isDerived, forwarding == nil, case .none = hook, tree.children.isEmpty,
            let targets = observers.adoptionTargets() {
             var handed = ObserverList<Value>()
             swap(&handed, &observers)

@@ -156,7 +156,9 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
             return attempt
         }
         guard let number else { return }
-        let attemptPromise = body(number)
+        // A branch per attempt: cancelling the run cancels the branch, so the attempt loses this
+        // waiter and stops its work unless somebody else waits for it (R7, B7).
+        let attemptPromise = body(number).branch()
         lock.withLock { current = attemptPromise }
         attemptPromise.observe { [self] outcome in
             switch outcome {

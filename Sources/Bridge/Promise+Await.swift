@@ -7,8 +7,9 @@ extension Promise {
     /// Cancelling the awaiting task cancels only a branch created for this await (B2): the await
     /// throws ``PromiseError`` with code ``PromiseError/Code/cancelled`` at once, even if the
     /// promise never settles, while other awaiters and handlers of the promise are unaffected.
-    /// If the promise tracks interest and this was its last interested dependent, it cancels
-    /// itself (R7).
+    /// If this was the last dependent that waited for the promise, the promise cancels itself and
+    /// its ``Resolver/onCancel(_:)`` stops the work (R7, B7) — unless it was created with
+    /// `tracksInterest: false`.
     @inlinable
     public var value: Value {
         get async throws {

@@ -18,7 +18,7 @@ extension Promise {
     public init(
         priority: TaskPriority? = nil,
         executor: (any TaskExecutor)? = nil,
-        tracksInterest: Bool = false,
+        tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Value

@@ -29,8 +29,11 @@ struct BridgeTests {
     @Test("B2 an await cancelled before settlement throws at once; the promise and other awaiters go on")
     func cancelDuring() async throws {
         let (promise, resolver) = Promise<Int>.pending()
+        // Another waiter, registered before the cancel (a Task's await may start later), so the
+        // promise keeps its interest (R7, B7).
+        let waiter = promise.then(on: .inline) { $0 }
         let cancelled = Task { try await promise.value }
-        let other = Task { try await promise.value }
+        let other = Task { try await waiter.value }
         cancelled.cancel()
         await #expect { try await cancelled.value } throws: { $0.isCancellation }
         #expect(promise.isPending && !promise.isCancelled)
@@ -81,10 +84,18 @@ struct BridgeTests {
             WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
             task.cancel()
             switch await task.result {
-            case .success(let value): #expect(value == 1)
-            case .failure(let error): #expect(error.isCancellation)
+            case .success(let value):
+                #expect(value == 1)
+                #expect(try await promise.value == 1)
+            case .failure(let error):
+                #expect(error.isCancellation)
+                // The await was the only waiter: the promise is either fulfilled (the fulfil came
+                // first) or cancelled with it (B7), never left pending.
+                switch await promise.outcome {
+                case .success(let value): #expect(value == 1)
+                case .failure(let error): #expect(error.isCancellation)
+                }
             }
-            #expect(try await promise.value == 1)
         }
     }
 

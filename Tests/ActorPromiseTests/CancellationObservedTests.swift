@@ -118,12 +118,13 @@ struct CancellationObservedTests {
         #expect(!p.isPending)
     }
 
-    @Test("R5b cancelling a branch lets its own error observers run and never reaches the parent")
+    @Test("R5b cancelling a branch lets its own error observers run and never reaches a parent others wait on")
     func branchOnly() async throws {
         let (p, resolver) = Promise<Int>.pending()
         let names = ["branch.catch", "branch.ensure"]
         let log = ObserverLog(names)
         let branch = p.then { $0 }
+        let other = p.then { $0 }
         branch.catch { error in log.record("branch.catch", error) }
         branch.ensure { log.record("branch.ensure", nil) }
         branch.cancel()
@@ -131,6 +132,7 @@ struct CancellationObservedTests {
         #expect(p.isPending)
         resolver.fulfill(1)
         #expect(try await p.value == 1)
+        #expect(try await other.value == 1)
     }
 
     @Test("R5b value-only handlers are skipped, as for any rejection")

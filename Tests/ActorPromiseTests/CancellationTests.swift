@@ -52,9 +52,10 @@ struct CancellationTests {
         let (root, resolver) = Promise<Int>.pending()
         let ran = Locked(false)
         let branch = root.then { _ in ran.withLock { $0 = true } }
+        let other = root.then { _ in }  // still wants the value, so the root is not cancelled (R7)
         branch.cancel()
         resolver.fulfill(1)
-        try await root.then { _ in }.value
+        try await other.value
         await #expect { try await branch.value } throws: { isCancellation($0) }
         #expect(!ran.current)
     }
@@ -113,7 +114,7 @@ struct CancellationTests {
 
     @Test("R7 without interest tracking, cancelling every child leaves the root alone")
     func noInterestTracking() async throws {
-        let (root, _resolver) = Promise<Int>.pending()
+        let (root, _resolver) = Promise<Int>.pending(tracksInterest: false)
         root.then { $0 }.cancel()
         #expect(root.isPending)
         _ = _resolver

@@ -119,10 +119,12 @@ struct ForwardingTests {
     @Test("cancelling a forwarding intermediate still rejects the promises that adopted it")
     func cancelIntermediate() async throws {
         let (source, _keep) = Promise<Int>.pending()
+        let other = source.then { $0 }  // another waiter, so the source keeps its interest (R7)
         let (outer, middle) = try Self.chain(through: source)
         middle.cancel()
         await #expect { try await outer.value } throws: { $0.isCancellation }
-        #expect(source.isPending, "the source itself is not cancelled")
+        #expect(source.isPending, "the source itself is not cancelled while others wait on it")
+        #expect(!other.isCancelled)
         _ = _keep
     }
 }
