@@ -17,13 +17,13 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
 
     /// A context dropped the handler without running it: the child can never be settled by it.
     override func discard() {
-        input = nil
+        input = .none
         child.send(.settle(.failure(PromiseError(.abandoned, site: "a handler dropped by its execution context"))))
     }
 
     /// An operation queue cancelled the handler before it ran: the child is cancelled.
     override func cancelWhileQueued() {
-        input = nil
+        input = .none
         cancelTree(child, reason: nil)
     }
 

@@ -7,7 +7,7 @@
 class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     // Safety: `input` is written at settlement before the observer is submitted to its context,
     // and read by the runner after the context hands it back; see `WorkItem`.
-    @usableFromInline @exclusivity(unchecked) final var input: Outcome<Value>?
+    @usableFromInline @exclusivity(unchecked) final var input: ObserverInput<Value> = .none
     /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
     /// a context does not keep that context alive (L1: a released context's queue may hold it) —
     /// except on the worker pool, which lives as long as the process anyway.
@@ -51,8 +51,32 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     /// Takes the stored outcome (once).
     @inlinable @inline(__always)
     final func takeInput() -> Outcome<Value>? {
-        defer { input = nil }
-        return input
+        defer { input = .none }
+        switch input {
+        case .none: return nil
+        case .success(let value): return .success(value)
+        case .failure(let error): return .failure(error)
+        }
+    }
+}
+
+/// The outcome an observer was handed, or none: `Outcome<Value>?` in one enum.
+///
+/// One level of generic type instead of two (`Optional` of `Result`): every observer's `deinit`
+/// runs unspecialized and looks up the metadata of its stored generic fields, and each level is
+/// one look-up in the runtime's metadata cache (see `Benchmarks/README.md`, W1).
+@usableFromInline
+enum ObserverInput<Value: Sendable> {
+    case none
+    case success(Value)
+    case failure(any Error)
+
+    @inlinable @inline(__always)
+    init(_ outcome: Outcome<Value>) {
+        switch outcome {
+        case .success(let value): self = .success(value)
+        case .failure(let error): self = .failure(error)
+        }
     }
 }
 
@@ -112,7 +136,7 @@ struct ObserverList<Value: Sendable>: Sendable {
     func deliver(_ outcome: Outcome<Value>, from source: PromiseCore<Value>, holdsDelivery: Bool) {
         guard let first else { return }
         if rest.isEmpty {
-            first.input = outcome
+            first.input = ObserverInput(outcome)
             // A pool lives as long as the process, so a pool observer keeps its context reference
             // (no take-out traffic on the path every link takes).
             if holdsDelivery, let context = first.context, let pool = asWorkerPool(context) {
@@ -127,7 +151,7 @@ struct ObserverList<Value: Sendable>: Sendable {
         var pool: WorkerPool?
         var pooled: [Observer<Value>] = []
         func hand(_ observer: Observer<Value>) {
-            observer.input = outcome
+            observer.input = ObserverInput(outcome)
             let context = observer.takeContext()
             if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
                 pool = candidate
