@@ -3,8 +3,9 @@ import ActorPromise
 extension Promise {
     /// Awaits every promise and returns their values in input order.
     ///
-    /// Throws the first rejection (in time) and cancels the promises that are still pending.
-    /// Cancelling the awaiting task cancels them all. An empty input returns `[]` at once.
+    /// Throws the first rejection (in time) and stops waiting for the promises still pending:
+    /// each one that nobody else waits for cancels itself and its work (B7). Cancelling the
+    /// awaiting task does the same for all of them. An empty input returns `[]` at once.
     ///
     /// - Parameter promises: The promises to wait for.
     /// - Returns: Their values, in the order given.
@@ -17,18 +18,18 @@ extension Promise {
             do {
                 for try await (index, value) in group { values[index] = value }
             } catch {
-                group.cancelAll()
-                for promise in promises { promise.cancel() }
+                group.cancelAll()  // each await's cancellation tells its promise (interest, B7)
                 throw error
             }
             return values.map { $0! }
         }
     }
 
-    /// Awaits the first promise to be fulfilled and cancels the others (the losers of the race).
+    /// Awaits the first promise to be fulfilled and stops waiting for the others (the losers of
+    /// the race): each loser that nobody else waits for cancels itself and its work (B7).
     ///
     /// Rejections are skipped while another promise may still be fulfilled; if every promise is
-    /// rejected, throws the last rejection. Cancelling the awaiting task cancels them all.
+    /// rejected, throws the last rejection. Cancelling the awaiting task stops waiting for all.
     ///
     /// - Parameter promises: The contenders.
     /// - Returns: The first value.
@@ -44,8 +45,7 @@ extension Promise {
             while let next = await group.nextResult() {
                 switch next {
                 case .success(let value):
-                    group.cancelAll()
-                    for promise in promises { promise.cancel() }
+                    group.cancelAll()  // each await's cancellation tells its promise (interest, B7)
                     return value
                 case .failure(let error):
                     lastError = error
