@@ -4,9 +4,9 @@ extension Promise {
     /// Returns the value, or throws the error the promise was rejected with. An already settled
     /// promise answers without suspending.
     ///
-    /// Cancelling the awaiting task cancels only a branch created for this await (B2): the await
-    /// throws ``PromiseError`` with code ``PromiseError/Code/cancelled`` at once, even if the
-    /// promise never settles, while other awaiters and handlers of the promise are unaffected.
+    /// Cancelling the awaiting task ends only this await (B2): it throws ``PromiseError`` with
+    /// code ``PromiseError/Code/cancelled`` at once, even if the promise never settles, while
+    /// other awaiters and handlers of the promise are unaffected.
     /// If this was the last dependent that waited for the promise, the promise cancels itself and
     /// its ``Resolver/onCancel(_:)`` stops the work (R7, B7) — unless it was created with
     /// `tracksInterest: false`.
@@ -14,7 +14,7 @@ extension Promise {
     public var value: Value {
         get async throws {
             if let outcome = settledOutcome { return try outcome.get() }
-            return try await awaitBranch().get()
+            return try await awaitOutcome().get()
         }
     }
 
@@ -26,19 +26,8 @@ extension Promise {
     public var outcome: Result<Value, any Error> {
         get async {
             if let outcome = settledOutcome { return outcome }
-            return await awaitBranch()
+            return await awaitOutcome()
         }
     }
 
-    @inlinable
-    func awaitBranch() async -> Outcome<Value> {
-        let branch = self.branch()
-        return await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                branch.observe { continuation.resume(returning: $0) }
-            }
-        } onCancel: {
-            branch.cancel()
-        }
-    }
 }
