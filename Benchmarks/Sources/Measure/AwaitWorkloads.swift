@@ -26,8 +26,11 @@ enum AwaitWorkloads {
     static func awaitPromiseFromOtherThread(iterations: Int) async {
         var sum = 0
         for _ in 0..<iterations {
-            let (promise, resolver) = Promise<Int>.pending()
-            WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
+            // Lazy: the fulfilment is submitted when the await registers, so it never races the
+            // await (as in the continuation references, which submit from inside the closure).
+            let promise = Promise<Int>.lazy { resolver in
+                WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
+            }
             sum &+= try! await promise.value
         }
         precondition(sum == iterations)
