@@ -1,9 +1,10 @@
 extension Promise {
     /// A promise for all the values, in input order.
     ///
-    /// Fulfilled when every input is fulfilled. The first rejection (in time) rejects it and
-    /// cancels the inputs still pending. Cancelling it cancels every input. An empty input is
-    /// fulfilled with `[]` at once.
+    /// Fulfilled when every input is fulfilled. The first rejection (in time) rejects it, and it
+    /// stops waiting for the inputs still pending: each one that nobody else waits for cancels
+    /// itself and its work (B7). Cancelling it (or its last waiter) does the same for every
+    /// input. An empty input is fulfilled with `[]` at once.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
     @inlinable
@@ -29,7 +30,8 @@ extension Promise {
     }
 
     /// A promise for every outcome, in input order: it waits for all inputs and never rejects
-    /// (except when it is cancelled itself, which cancels every input). Empty input: `[]`.
+    /// (except when it is cancelled itself; it then stops waiting for every input, which cancels
+    /// each one that nobody else waits for). Empty input: `[]`.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
     @inlinable

@@ -1,9 +1,11 @@
 extension Promise {
     /// A promise for the first value of any input.
     ///
-    /// Fulfilled by the first input to be fulfilled; the inputs still pending are then cancelled.
+    /// Fulfilled by the first input to be fulfilled; it then stops waiting for the inputs still
+    /// pending, and each one that nobody else waits for cancels itself and its work (B7).
     /// Rejected only when every input is rejected, with an ``AggregateError`` holding all errors in
-    /// input order (an empty input is rejected that way at once). Cancelling it cancels every input.
+    /// input order (an empty input is rejected that way at once). Cancelling it (or its last
+    /// waiter) stops waiting for every input the same way.
     ///
     /// - Complexity: O(*n*) in the number of inputs.
     @inlinable
@@ -28,8 +30,9 @@ extension Promise {
         }.start()
     }
 
-    /// A promise that settles like the first input to settle, fulfilled or rejected; the losers
-    /// still pending are cancelled. Cancelling it cancels every input. An empty input is rejected
+    /// A promise that settles like the first input to settle, fulfilled or rejected; it then stops
+    /// waiting for the losers, and each one that nobody else waits for cancels itself and its work
+    /// (B7). Cancelling it stops waiting for every input the same way. An empty input is rejected
     /// with an empty ``AggregateError`` (a race nobody runs would otherwise never end).
     ///
     /// - Complexity: O(*n*) in the number of inputs.

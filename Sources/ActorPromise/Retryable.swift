@@ -17,8 +17,9 @@ import Executors
 /// `.retry(attempts: 3).retry(attempts: 2)` makes up to 6 attempts — use ``reuse()`` or hand out
 /// ``freeze()`` to stop that.
 ///
-/// Cancelling a promise returned by ``run()`` (or ``freeze()``) stops future attempts and cancels
-/// the attempt that is running.
+/// Cancelling a promise returned by ``run()`` (or ``freeze()``), or its last waiter, stops future
+/// attempts and stops waiting for the attempt that is running, which then cancels itself and its
+/// work unless somebody else waits for it (B7).
 public struct Retryable<Value: Sendable>: Sendable {
     private let body: @Sendable (_ attempt: Int) -> Promise<Value>
 
