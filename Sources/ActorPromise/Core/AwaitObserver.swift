@@ -15,13 +15,23 @@ import Executors
 /// - `cancelledEarly` (2): cancelled before arming; the awaiting side resumes with the error;
 /// - `resumed` (3): resumed, by whichever moved `phase` here from `armed`;
 /// - `deliveredEarly` (4): the outcome came before arming; it waits in `input` for the awaiting side.
+/// The values of ``AwaitObserver``'s `phase`.
+@usableFromInline
+enum AwaitPhase {
+    @usableFromInline static let registered: UInt8 = 0
+    @usableFromInline static let armed: UInt8 = 1
+    @usableFromInline static let cancelledEarly: UInt8 = 2
+    @usableFromInline static let resumed: UInt8 = 3
+    @usableFromInline static let deliveredEarly: UInt8 = 4
+}
+
 @usableFromInline
 final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `continuation` is written once, before `phase` moves from
     // `registered` to `armed` (release), and read only by the one party that then moves `phase`
     // from `armed` to `resumed` (acquire). `input` follows `Observer`'s rule; when the outcome
     // comes early it is handed over through `phase` (`deliveredEarly`, release/acquire).
-    @usableFromInline let phase = Atomic<UInt8>(0)
+    @usableFromInline let phase = Atomic<UInt8>(AwaitPhase.registered)
     @usableFromInline @exclusivity(unchecked) var continuation: UnsafeContinuation<Outcome<Value>, Never>?
 
     @usableFromInline
@@ -34,7 +44,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
         AwaitObserver { item in
             let observer = unsafeDowncast(item, to: AwaitObserver.self)
             // Before arming, the outcome stays in `input` for the awaiting side.
-            if observer.phase.compareExchange(expected: 0, desired: 4, ordering: .acquiringAndReleasing).exchanged { return }
+            if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.deliveredEarly, ordering: .acquiringAndReleasing).exchanged { return }
             if let outcome = observer.takeInput() { observer.resume(with: outcome) }
         }
     }
@@ -44,7 +54,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     @inlinable
     @discardableResult
     func resume(with outcome: Outcome<Value>) -> Bool {
-        guard phase.compareExchange(expected: 1, desired: 3, ordering: .acquiringAndReleasing).exchanged else {
+        guard phase.compareExchange(expected: AwaitPhase.armed, desired: AwaitPhase.resumed, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
         let continuation = self.continuation.unsafelyUnwrapped
@@ -66,11 +76,11 @@ extension Promise {
             await withUnsafeContinuation { continuation in
                 observer.continuation = continuation
                 core.send(.register(observer: observer, child: nil, dependent: true))
-                let (armed, phase) = observer.phase.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
+                let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
                 if armed { return }
                 observer.continuation = nil
-                observer.phase.store(3, ordering: .relaxed)
-                if phase == 4, let outcome = observer.takeInput() {
+                observer.phase.store(AwaitPhase.resumed, ordering: .relaxed)
+                if phase == AwaitPhase.deliveredEarly, let outcome = observer.takeInput() {
                     continuation.resume(returning: outcome)
                 } else {
                     continuation.resume(returning: .failure(PromiseError.cancelled()))
@@ -78,7 +88,7 @@ extension Promise {
                 }
             }
         } onCancel: {
-            if observer.phase.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged { return }
+            if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }
             if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core) }
         }
     }
