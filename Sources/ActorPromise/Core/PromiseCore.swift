@@ -24,17 +24,17 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline nonisolated let tracksInterest: Bool
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var parent: (any PromiseNode)?
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var parent: (any PromiseNode)?
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var tree: TreeState
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
     /// The value half. It belongs to the actor and is only touched while the gate — the actor's
     /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
     /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
     /// runtime's isolation query and a function-type cast, which cost more than the operation
     /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var machine: PromiseStateMachine<Value>
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
 
     @inlinable
     init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil) {
