@@ -82,7 +82,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
 /// Observes one input of a ``Combinator``.
 @usableFromInline
 final class CombinatorObserver<Input: Sendable, Output: Sendable, State>: Observer<Input>, @unchecked Sendable {
-    // Safety: immutable after init; see `Observer` for `input`.
+    // Safety: immutable after init; see `Observer` for `source`.
     @usableFromInline let combinator: Combinator<Input, Output, State>
     @usableFromInline let index: Int
 

@@ -14,7 +14,7 @@ import Executors
 /// - `armed` (1): the continuation may be resumed by the outcome or the cancellation;
 /// - `cancelledEarly` (2): cancelled before arming; the awaiting side resumes with the error;
 /// - `resumed` (3): resumed, by whichever moved `phase` here from `armed`;
-/// - `deliveredEarly` (4): the outcome came before arming; it waits in `input` for the awaiting side.
+/// - `deliveredEarly` (4): the outcome came before arming; it waits in the source for the awaiting side.
 /// The values of ``AwaitObserver``'s `phase`.
 @usableFromInline
 enum AwaitPhase {
@@ -29,7 +29,7 @@ enum AwaitPhase {
 final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `continuation` is written once, before `phase` moves from
     // `registered` to `armed` (release), and read only by the one party that then moves `phase`
-    // from `armed` to `resumed` (acquire). `input` follows `Observer`'s rule; when the outcome
+    // from `armed` to `resumed` (acquire). `source` follows `Observer`'s rule; when the outcome
     // comes early it is handed over through `phase` (`deliveredEarly`, release/acquire).
     @usableFromInline let phase = Atomic<UInt8>(AwaitPhase.registered)
     @usableFromInline @exclusivity(unchecked) var continuation: UnsafeContinuation<Outcome<Value>, Never>?
@@ -43,7 +43,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     static func make() -> AwaitObserver {
         AwaitObserver { item in
             let observer = unsafeDowncast(item, to: AwaitObserver.self)
-            // Before arming, the outcome stays in `input` for the awaiting side.
+            // Before arming, the outcome stays with `source` for the awaiting side.
             if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.deliveredEarly, ordering: .acquiringAndReleasing).exchanged { return }
             if let outcome = observer.takeInput() { observer.resume(with: outcome) }
         }

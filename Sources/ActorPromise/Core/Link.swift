@@ -12,18 +12,18 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     @usableFromInline
     init(child: PromiseCore<Out>, context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.child = child
-        super.init(context: context, runner: runner)
+        super.init(context: context, retainsSource: false, runner: runner)
     }
 
     /// A context dropped the handler without running it: the child can never be settled by it.
     override func discard() {
-        input = .none
+        detachSource()
         child.send(.settle(.failure(PromiseError(.abandoned, site: "a handler dropped by its execution context"))))
     }
 
     /// An operation queue cancelled the handler before it ran: the child is cancelled.
     override func cancelWhileQueued() {
-        input = .none
+        detachSource()
         cancelTree(child, reason: nil)
     }
 

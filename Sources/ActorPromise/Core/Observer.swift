@@ -1,13 +1,28 @@
 /// Something waiting for a promise's outcome: a handler link, an adopting promise, an awaiter.
 ///
-/// At settlement the outcome is stored in `input` and the observer is submitted to its context;
-/// the context later calls the ``WorkItem`` runner, a function specialized for the concrete
-/// observer type. All of this happens after the state actor's gate is left.
+/// At settlement the observer is given its ``source`` — the settled promise — and submitted to
+/// its context; the context later calls the ``WorkItem`` runner, a function specialized for the
+/// concrete observer type, which reads the outcome from the source. All of this happens after
+/// the state actor's gate is left.
+///
+/// The outcome is not copied into the observer: an observer then stores nothing whose layout
+/// depends on `Value`, so its `deinit`, which always runs unspecialized, needs no generic-metadata
+/// look-up (about 320 instructions a handler; see `Benchmarks/README.md`), and it is 16 bytes
+/// smaller.
 @usableFromInline
 class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
-    // Safety: `input` is written at settlement before the observer is submitted to its context,
-    // and read by the runner after the context hands it back; see `WorkItem`.
-    @usableFromInline @exclusivity(unchecked) final var input: ObserverInput<Value> = .none
+    // Safety (`@unchecked Sendable`): `source` and `endsDelivery` are written at settlement,
+    // before the observer is submitted to its context, and read by the runner after the context
+    // hands it back (see `WorkItem`); `context` is written at creation and taken out once, at the
+    // same submission. The outcome read through `source` was written once, under the source's
+    // gate, before the settled bit was published, and never changes.
+
+    /// The promise that delivered its outcome to this observer; `nil` until then.
+    ///
+    /// Retained, except for a ``Link`` (`retainsSource == false`): a link's child holds its parent
+    /// — the source — strongly for as long as the link lives, so a link keeps retain traffic off
+    /// the path every link takes.
+    @usableFromInline @exclusivity(unchecked) final var source: Unmanaged<PromiseCore<Value>>?
     /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
     /// a context does not keep that context alive (L1: a released context's queue may hold it) —
     /// except on the worker pool, which lives as long as the process anyway.
@@ -15,29 +30,38 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     /// Whether the context is `.inline`: such observers run at once and take no part in the
     /// ordered delivery of the others (R2).
     @usableFromInline final let runsInline: Bool
-    /// Set on the last observer of a delivery when it runs alone on the pool: the promise whose
-    /// delivery it ends, told once the observer has run (see ``endDelivery()``).
-    ///
-    /// Unmanaged, to keep retain traffic off the path every link takes. Safe: only a ``Link`` runs
-    /// on the pool (the library's other observers are inline), and a link's child holds its
-    /// parent — this very promise — strongly for as long as the link lives.
-    @usableFromInline @exclusivity(unchecked) final var deliveredBy: Unmanaged<PromiseCore<Value>>?
+    /// Whether ``source`` is retained (see there).
+    @usableFromInline final let retainsSource: Bool
+    /// Set on the last observer of a delivery when it runs alone on the pool: once it has run, it
+    /// tells ``source`` that its delivery is over (see ``endDelivery()``).
+    @usableFromInline @exclusivity(unchecked) final var endsDelivery = false
 
     @inlinable
-    init(context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(context: any ExecutionContext, retainsSource: Bool = true, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.context = context
         // An exact-type check: no load (and no retain) of the shared instance on this path.
         self.runsInline = type(of: context) == InlineContext.self
+        self.retainsSource = retainsSource
         super.init(runner: runner)
+    }
+
+    deinit {
+        if retainsSource, let source { source.release() }
+    }
+
+    /// Records the promise whose outcome this observer is handed (once, at delivery).
+    @inlinable @inline(__always)
+    final func attach(to source: PromiseCore<Value>) {
+        self.source = retainsSource ? .passRetained(source) : .passUnretained(source)
     }
 
     /// Tells the promise this observer was delivered by that its delivery is over, if this
     /// observer ended one. Every runner that can run on a non-inline context calls it last.
     @inlinable @inline(__always)
     final func endDelivery() {
-        guard let source = deliveredBy else { return }
-        deliveredBy = nil
-        source._withUnsafeGuaranteedRef { $0.endDelivery() }
+        guard endsDelivery else { return }
+        endsDelivery = false
+        source.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
 
     /// The context, taken out of the observer (once, when it is handed over).
@@ -48,35 +72,20 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
         return context
     }
 
-    /// Takes the stored outcome (once).
+    /// The outcome this observer was handed, or `nil` if it was never delivered (or was
+    /// discarded). Read in place from the settled source.
     @inlinable @inline(__always)
     final func takeInput() -> Outcome<Value>? {
-        defer { input = .none }
-        switch input {
-        case .none: return nil
-        case .success(let value): return .success(value)
-        case .failure(let error): return .failure(error)
-        }
+        guard let source else { return nil }
+        return source._withUnsafeGuaranteedRef { $0.machine.outcome }
     }
-}
 
-/// The outcome an observer was handed, or none: `Outcome<Value>?` in one enum.
-///
-/// One level of generic type instead of two (`Optional` of `Result`): every observer's `deinit`
-/// runs unspecialized and looks up the metadata of its stored generic fields, and each level is
-/// one look-up in the runtime's metadata cache (see `Benchmarks/README.md`, W1).
-@usableFromInline
-enum ObserverInput<Value: Sendable> {
-    case none
-    case success(Value)
-    case failure(any Error)
-
-    @inlinable @inline(__always)
-    init(_ outcome: Outcome<Value>) {
-        switch outcome {
-        case .success(let value): self = .success(value)
-        case .failure(let error): self = .failure(error)
-        }
+    /// Forgets the source without reading its outcome: a context dropped or cancelled this
+    /// observer.
+    @inlinable
+    final func detachSource() {
+        if retainsSource, let source { source.release() }
+        source = nil
     }
 }
 
@@ -124,7 +133,8 @@ struct ObserverList<Value: Sendable>: Sendable {
         return rest.contains { !$0.runsInline }
     }
 
-    /// Delivers the outcome to every observer, in registration order (R2).
+    /// Delivers the outcome of `source`, which has settled, to every observer, in registration
+    /// order (R2).
     ///
     /// Inline observers run at once (through the inline drain). Observers on other contexts are
     /// submitted in order, so a serial context runs them in order. Observers on the worker pool
@@ -133,14 +143,14 @@ struct ObserverList<Value: Sendable>: Sendable {
     /// ``DeliveryGroup``. If `holdsDelivery`, `source`'s delivery ends once that pool job has run
     /// (or at once if there is none), and observers registered meanwhile are delivered then.
     @inlinable
-    func deliver(_ outcome: Outcome<Value>, from source: PromiseCore<Value>, holdsDelivery: Bool) {
+    func deliver(from source: PromiseCore<Value>, holdsDelivery: Bool) {
         guard let first else { return }
         if rest.isEmpty {
-            first.input = ObserverInput(outcome)
+            first.attach(to: source)
             // A pool lives as long as the process, so a pool observer keeps its context reference
             // (no take-out traffic on the path every link takes).
             if holdsDelivery, let context = first.context, let pool = asWorkerPool(context) {
-                first.deliveredBy = Unmanaged.passUnretained(source)
+                first.endsDelivery = true
                 pool.submit(first)
                 return
             }
@@ -151,7 +161,7 @@ struct ObserverList<Value: Sendable>: Sendable {
         var pool: WorkerPool?
         var pooled: [Observer<Value>] = []
         func hand(_ observer: Observer<Value>) {
-            observer.input = ObserverInput(outcome)
+            observer.attach(to: source)
             let context = observer.takeContext()
             if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
                 pool = candidate
@@ -180,7 +190,7 @@ func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
 /// The pool observers of one delivery, run one after another in one pool job (R2).
 @usableFromInline
 final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
-    // Safety: immutable after init; the observers follow `Observer`'s rule for `input`.
+    // Safety: immutable after init; the observers follow `Observer`'s rule for `source`.
     @usableFromInline let observers: [Observer<Value>]
     @usableFromInline let source: PromiseCore<Value>?
 
@@ -205,7 +215,7 @@ final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
 /// library-internal observers whose closure neither blocks nor waits (resuming a continuation).
 @usableFromInline
 final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
-    // Safety: `body` is immutable; see `Observer` for `input`.
+    // Safety: `body` is immutable; see `Observer` for `source`.
     @usableFromInline let body: @Sendable (Outcome<Value>) -> Void
 
     @usableFromInline

@@ -5,16 +5,20 @@ extension PromiseCore {
     @inlinable
     nonisolated func carryOut(_ effects: PromiseEffects<Value>) {
         if let body = effects.lazyBody { runLazyBody(body) }
-        if let handler = effects.cancelHandler { handler() }
-        if !effects.cancelChildren.isEmpty {
-            forwardCancel(to: effects.cancelChildren, reason: effects.cancelReason)
+        if let cancellation = effects.cancellation {
+            if let handler = cancellation.handler { handler() }
+            if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
         }
-        if let outcome = effects.outcome, !effects.observers.isEmpty {
-            withInlineBatch { effects.observers.deliver(outcome, from: self, holdsDelivery: effects.holdsDelivery) }
+        if effects.outcome != nil, !effects.observers.isEmpty {
+            // The closure captures only what it needs: capturing `effects` would copy all of it.
+            let observers = effects.observers, holdsDelivery = effects.holdsDelivery
+            withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
         }
         if let adoption = effects.adoption { carryOut(adoption, outcome: effects.outcome) }
-        if effects.parentLostInterest, let parent { loseInterest(parent) }
-        if let adoptee = effects.adopteeLostInterest { loseInterest(adoptee) }
+        if let cancellation = effects.cancellation {
+            if cancellation.parentLostInterest, let parent { loseInterest(parent) }
+            if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
+        }
         if effects.reportDone { reportDoneUpward(from: self) }
         if effects.reattach { reattachUpward(from: self) }
     }
@@ -56,8 +60,10 @@ extension PromiseCore {
         reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
     ) {
         guard var cancelled = perform(.cancel(reason: reason)) else { return }
-        work.append(contentsOf: cancelled.cancelChildren)
-        cancelled.cancelChildren = []
+        if let cancellation = cancelled.cancellation, !cancellation.children.isEmpty {
+            work.append(contentsOf: cancellation.children)
+            cancelled.cancellation = cancellation.withoutChildren()
+        }
         effects.append { self.carryOut(cancelled) }
     }
 
