@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A few seconds of every workload, so the benchmark package cannot rot. CI runs it; numbers are
-# not checked here (compare.sh is the measuring command).
+# A few seconds of every workload, so the benchmark package cannot rot, then the regression guard
+# (guard.sh: W1, W2, W5, W5x and W6 against Thresholds/guard.txt). CI runs it; compare.sh is the
+# full measuring command.
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build -c release --product Measure
@@ -17,4 +18,5 @@ done
 .build/release/Measure w4 nio 1
 .build/release/Measure w6 actorpromise 1000 >/dev/null
 .build/release/Measure w6 nio 1000 >/dev/null
+./guard.sh
 echo "benchmark smoke pass: ok"

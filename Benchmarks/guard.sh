@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The regression guard of the CI smoke pass: a few of compare.sh's figures, measured quickly, each
+# checked against Thresholds/guard.txt. Prints every figure with its limit and DESIGN.md's bar;
+# exits 1 if any figure is past its limit.
+#
+# W6 (bytes per pending promise) is read from resident memory; the instruction ratios come from
+# valgrind's callgrind at two sizes (start-up cancels out), against the reference measured in the
+# same run. Without valgrind only W6 is checked. Takes about a minute.
+set -euo pipefail
+cd "$(dirname "$0")"
+swift build -c release --product Measure >/dev/null
+LIMITS=Thresholds/guard.txt
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+BIN="$OUT/Measure"
+# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure a stripped copy.
+strip -o "$BIN" .build/release/Measure
+
+# instructions WORKLOAD LIBRARY SMALL LARGE UNITS -> instructions per unit
+instructions() {
+    local total=()
+    for n in "$3" "$4"; do
+        valgrind --tool=callgrind --callgrind-out-file="$OUT/cg" "$BIN" "$1" "$2" "$n" >/dev/null 2>&1
+        total+=("$(awk '/^(summary|totals):/ { print $2 }' "$OUT/cg" | tail -n 1)")
+    done
+    python3 -c "print(round((${total[1]} - ${total[0]}) / (($4 - $3) * $5)))"
+}
+
+declare -A value
+value[w6_bytes]=$("$BIN" w6 actorpromise 200000)
+if command -v valgrind >/dev/null; then
+    w1=$(instructions w1 actorpromise 10 60 100); nio_w1=$(instructions w1 nio 10 60 100)
+    w2=$(instructions w2 actorpromise 2 10 1000); nio_w2=$(instructions w2 nio 2 10 1000)
+    w5=$(instructions w5 actorpromise 1000 6000 1); cont_w5=$(instructions w5 continuation 1000 6000 1)
+    w5x=$(instructions w5x actorpromise 2000 12000 1); chk_w5x=$(instructions w5x checked-continuation 2000 12000 1)
+    value[w1_vs_nio]=$(python3 -c "print(round($w1 / $nio_w1, 2))")
+    value[w2_vs_nio]=$(python3 -c "print(round($w2 / $nio_w2, 2))")
+    value[w5_vs_unsafe_continuation]=$(python3 -c "print(round($w5 / $cont_w5, 2))")
+    value[w5x_vs_checked_continuation]=$(python3 -c "print(round($w5x / $chk_w5x, 2))")
+    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x)"
+else
+    echo "valgrind not found: only W6 is checked"
+fi
+
+fail=0
+printf '%-30s %8s %8s %8s  %s\n' "figure" "value" "limit" "bar" "result"
+while read -r name limit bar; do
+    case "$name" in ''|\#*) continue;; esac
+    [ -n "${value[$name]:-}" ] || continue
+    if python3 -c "import sys; sys.exit(0 if ${value[$name]} <= $limit else 1)"; then result=ok; else result=REGRESSION; fail=1; fi
+    met=$(python3 -c "print('bar met' if ${value[$name]} <= $bar else 'bar not met yet')")
+    printf '%-30s %8s %8s %8s  %s (%s)\n' "$name" "${value[$name]}" "$limit" "$bar" "$result" "$met"
+done < "$LIMITS"
+exit $fail
