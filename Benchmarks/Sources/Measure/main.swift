@@ -6,6 +6,8 @@
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w7 (serial-queue hop)   w4 (`all` of 10,000 promises fulfilled from two threads)
+//             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
+//             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 import Foundation
 
@@ -50,6 +52,8 @@ case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
+case (let pool, _) where pool.hasPrefix("pool"):
+    PoolContention.run(library: library, producers: Int(pool.dropFirst(4)) ?? 1, jobs: iterations)
 default:
     print("unknown workload/library: \(workload) \(library)")
     exit(2)
