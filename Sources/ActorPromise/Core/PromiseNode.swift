@@ -41,23 +41,29 @@ enum TreeOp: Sendable {
 }
 
 /// The live children of a promise: those that, or whose descendants, are still pending. Kept so
-/// that cancellation reaches them after the parent settled. The first is stored inline.
+/// that cancellation reaches them after the parent settled. The first is stored inline; the rest,
+/// if any, in a ``ChildSet`` that is freed again when it empties.
 @usableFromInline
 struct ChildList {
     @usableFromInline var first: (any PromiseNode)?
-    @usableFromInline var rest: [ObjectIdentifier: any PromiseNode]?
+    @usableFromInline var rest: ChildSet?
 
     @inlinable init() {}
 
-    @inlinable var isEmpty: Bool { first == nil && (rest?.isEmpty ?? true) }
+    @inlinable var isEmpty: Bool { first == nil && rest == nil }
 
     @inlinable mutating func insert(_ child: any PromiseNode) {
         if first == nil {
             first = child
         } else {
-            rest = rest ?? [:]
-            rest![ObjectIdentifier(child)] = child
+            insertInRest(child)
         }
+    }
+
+    @usableFromInline
+    mutating func insertInRest(_ child: any PromiseNode) {
+        if rest == nil { rest = ChildSet() }
+        rest!.insert(child)
     }
 
     mutating func remove(_ id: ObjectIdentifier) {
@@ -65,13 +71,15 @@ struct ChildList {
             self.first = nil
             return
         }
-        rest?[id] = nil
+        guard rest != nil else { return }
+        rest!.remove(id)
+        if rest!.count == 0 { rest = nil }
     }
 
     var all: [any PromiseNode] {
         var nodes: [any PromiseNode] = []
         if let first { nodes.append(first) }
-        if let rest { nodes.append(contentsOf: rest.values) }
+        if let rest { nodes.append(contentsOf: rest.all) }
         return nodes
     }
 }
