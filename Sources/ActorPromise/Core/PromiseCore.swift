@@ -16,12 +16,8 @@ import Synchronization
 /// those walks run no generic code; it is guarded by the same gate.
 @usableFromInline
 actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
+    // The one-byte fields come last, where they fill the tail of `machine` instead of padding.
     @usableFromInline nonisolated let gate = AsyncGate()
-    /// Bit 0: settled; bit 1: cancelled. Written under the gate, read without it for snapshots.
-    @usableFromInline nonisolated let flags: Atomic<UInt8>
-    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
-    /// creation; derived promises take it from their parent. Fits in the padding after `flags`.
-    @usableFromInline nonisolated let tracksInterest: Bool
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var parent: (any PromiseNode)?
@@ -35,6 +31,11 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
+    /// Bit 0: settled; bit 1: cancelled. Written under the gate, read without it for snapshots.
+    @usableFromInline nonisolated let flags: Atomic<UInt8>
+    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
+    /// creation; derived promises take it from their parent.
+    @usableFromInline nonisolated let tracksInterest: Bool
 
     @inlinable
     init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil) {
