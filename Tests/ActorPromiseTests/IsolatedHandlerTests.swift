@@ -38,6 +38,11 @@ struct IsolatedHandlerTests {
     func mainActor() async throws {
         // For main-actor *state*, `then(on: .main) { @MainActor … }` is the form (an `isolated
         // MainActor` parameter does not make a closure `@MainActor` for the compiler).
+        // Exclusive: a blocking wait on the main thread elsewhere would run these handlers in its task.
+        try await MainThreadExclusive.shared.run { try await Self.mainActorRounds() }
+    }
+
+    static func mainActorRounds() async throws {
         let items = Locked<[Int]>([]), offMain = Locked(false), inTask = Locked(false)
         for round in 0..<500 {
             try await registerInBatches(settleAfter: round % 5) { promise, index in

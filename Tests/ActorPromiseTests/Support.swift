@@ -93,3 +93,24 @@ func registerInBatches(
     }
     for done in collected.current { try await done.value }
 }
+
+/// Keeps apart the tests that would disturb each other through the main thread. A blocking
+/// `wait()` on the main thread runs every pending main-context handler while it waits — inside
+/// the waiting test's task — so a test that checks that main-actor handlers run without a task
+/// must not overlap it (Swift Testing runs suites in parallel).
+actor MainThreadExclusive {
+    static let shared = MainThreadExclusive()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Runs `body` when no other `run` is under way.
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
+        while busy { await withCheckedContinuation { waiting.append($0) } }
+        busy = true
+        defer {
+            busy = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}
