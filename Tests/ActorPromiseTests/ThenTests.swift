@@ -79,6 +79,21 @@ struct ThenTests {
         }
     }
 
+    @Test("R3 a handler run for its effect fulfils with () after it ran, or rejects with what it throws")
+    func effectHandlers() async throws {
+        let ran = Locked<[Int]>([])
+        let base = Promise(value: 2)
+        let done: Promise<Void> = base.then { value in ran.append(value) }
+        try await done.value
+        #expect(ran.current == [2])
+        await #expect(throws: TestError(id: 4)) {
+            try await base.then { (_: Int) throws in throw TestError(id: 4) }.value
+        }
+        let skipped: Promise<Void> = Promise<Int>(error: TestError(id: 5)).then { value in ran.append(value) }
+        await #expect(throws: TestError(id: 5)) { try await skipped.value }
+        #expect(ran.current == [2])
+    }
+
     @Test("R3 a returned promise is adopted: pending, fulfilled and rejected")
     func adoption() async throws {
         let (inner, innerResolver) = Promise<String>.pending()

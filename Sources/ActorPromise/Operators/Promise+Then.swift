@@ -28,6 +28,39 @@ final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sen
     }
 }
 
+/// Runs a handler for its effect: `ThenLink` with a `Void` result, declared apart so that the
+/// user's closure is stored as written. Stored in `ThenLink<In, Void>`, whose body returns a
+/// generic `Out`, a `() -> Void` closure needs a reabstraction thunk — one more allocation per
+/// handler (W2).
+@usableFromInline
+final class VoidThenLink<In: Sendable>: Link<In, Void>, @unchecked Sendable {
+    @usableFromInline let body: @Sendable (In) throws -> Void
+
+    @usableFromInline
+    init(
+        child: PromiseCore<Void>, context: any ExecutionContext,
+        body: @escaping @Sendable (In) throws -> Void, runner: @escaping @Sendable (WorkItem) -> Void
+    ) {
+        self.body = body
+        super.init(child: child, context: context, runner: runner)
+    }
+
+    @inlinable
+    static func make(child: PromiseCore<Void>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Void) -> VoidThenLink {
+        VoidThenLink(child: child, context: context, body: body) { item in
+            let link = unsafeDowncast(item, to: VoidThenLink.self)
+            defer { link.endDelivery() }
+            guard let outcome = link.takeInputForRun() else { return }
+            switch outcome {
+            case .success(let value):
+                do { try link.body(value); link.finish(.success(())) } catch { link.finish(.failure(error)) }
+            case .failure(let error):
+                link.finish(.failure(error))
+            }
+        }
+    }
+}
+
 /// Runs a handler that returns a promise, which the child then follows (R3, adoption).
 @usableFromInline
 final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
@@ -91,7 +124,7 @@ extension Promise {
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive { ThenLink.make(child: $0, context: context, body: body) }
+        derive { VoidThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
