@@ -27,13 +27,14 @@ struct ChildSetTests {
         #expect(set.count == 0 && set.all.isEmpty)
     }
 
-    @Test("a fan-out's children leave the list as they finish, and the set is freed when it empties")
+    @Test("a fan-out's children leave the tree as they finish, and the set is freed when it empties")
     func childListEmpties() {
-        var list = ChildList()
+        var tree = TreeState(isSettled: true, tracksInterest: false)
         let nodes = (0..<100).map { _ in PromiseCore<Int>(PromiseStateMachine()) }
-        for node in nodes { list.insert(node) }
-        #expect(list.all.count == 100)
-        for node in nodes.reversed() { list.remove(ObjectIdentifier(node)) }
-        #expect(list.isEmpty && list.rest == nil)
+        for node in nodes { _ = tree.add(child: node, dependent: false) }
+        #expect(tree.children.all(rare: tree.rare).count == 100)
+        for node in nodes.reversed() { _ = tree.apply(.childDone(ObjectIdentifier(node))) }
+        #expect(tree.children.isEmpty && tree.rare?.moreChildren == nil)
+        #expect(tree.isDone, "a settled promise whose last child finished is done")
     }
 }

@@ -192,7 +192,9 @@ extension PromiseCore {
     @usableFromInline nonisolated var wasCancelledWhilePending: Bool { flags.load(ordering: .acquiring) & 8 != 0 }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
-    @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.adoptee }
+    /// Reads only the `rare` field of the tree (and the box's adoptee), never the whole tree, which
+    /// the gate holder may be changing meanwhile.
+    @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.rare?.adoptee }
 
     /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
     /// settled bit is published with release ordering, and never changes afterwards.

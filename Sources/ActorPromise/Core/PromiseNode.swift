@@ -42,44 +42,55 @@ enum TreeOp: Sendable {
 
 /// The live children of a promise: those that, or whose descendants, are still pending. Kept so
 /// that cancellation reaches them after the parent settled. The first is stored inline; the rest,
-/// if any, in a ``ChildSet`` that is freed again when it empties.
+/// if any, in the tree's ``RareTreeState``, in a ``ChildSet`` that is freed again when it empties.
 @usableFromInline
 struct ChildList {
     @usableFromInline var first: (any PromiseNode)?
-    @usableFromInline var rest: ChildSet?
+    /// Whether some children live in the rare state's set (so `isEmpty` needs no look there).
+    @usableFromInline var hasMore = false
 
     @inlinable init() {}
 
-    @inlinable var isEmpty: Bool { first == nil && rest == nil }
+    @inlinable var isEmpty: Bool { first == nil && !hasMore }
 
-    @inlinable mutating func insert(_ child: any PromiseNode) {
+    @inlinable mutating func insert(_ child: any PromiseNode, rare: inout RareTreeState?) {
         if first == nil {
             first = child
         } else {
-            insertInRest(child)
+            insertMore(child, rare: &rare)
         }
     }
 
+    /// The box is created under ``adoptionLock``: cycle checks read `rare` through that lock.
     @usableFromInline
-    mutating func insertInRest(_ child: any PromiseNode) {
-        if rest == nil { rest = ChildSet() }
-        rest!.insert(child)
+    mutating func insertMore(_ child: any PromiseNode, rare: inout RareTreeState?) {
+        if rare == nil {
+            let box = RareTreeState()
+            adoptionLock.withLock { rare = box }
+        }
+        let box = rare.unsafelyUnwrapped
+        if box.moreChildren == nil { box.moreChildren = ChildSet() }
+        box.moreChildren!.insert(child)
+        hasMore = true
     }
 
-    mutating func remove(_ id: ObjectIdentifier) {
+    mutating func remove(_ id: ObjectIdentifier, rare: RareTreeState?) {
         if let first, ObjectIdentifier(first) == id {
             self.first = nil
             return
         }
-        guard rest != nil else { return }
-        rest!.remove(id)
-        if rest!.count == 0 { rest = nil }
+        guard hasMore, let rare, rare.moreChildren != nil else { return }
+        rare.moreChildren!.remove(id)
+        if rare.moreChildren!.count == 0 {
+            rare.moreChildren = nil
+            hasMore = false
+        }
     }
 
-    var all: [any PromiseNode] {
+    func all(rare: RareTreeState?) -> [any PromiseNode] {
         var nodes: [any PromiseNode] = []
         if let first { nodes.append(first) }
-        if let rest { nodes.append(contentsOf: rest.all) }
+        if hasMore, let more = rare?.moreChildren { nodes.append(contentsOf: more.all) }
         return nodes
     }
 }

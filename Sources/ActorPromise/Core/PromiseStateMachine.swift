@@ -132,19 +132,22 @@ final class Forwarding<Value: Sendable>: @unchecked Sendable {
 /// Transitions also update the ``TreeState`` passed in. Tested directly in `StateMachineTests`.
 @usableFromInline
 struct PromiseStateMachine<Value: Sendable> {
+    /// What the promise does at a moment of its life other than settling. At most one at a time:
+    /// a lazy body exists only until the first observer, a cancellation handler only on a promise
+    /// with a resolver, and only a derived promise — which has no resolver — forwards.
     @usableFromInline
     enum Hook {
         case none
         case lazy(@Sendable (Resolver<Value>) throws -> Void)
         case onCancel(@Sendable () -> Void)
+        /// The promise forwards (see ``follow(_:tree:)``): the source it follows without observing
+        /// it yet, and the adopters whose observers it handed to that source.
+        case forwarding(Forwarding<Value>)
     }
 
     // The fields are declared in this order so that the bytes after `hook`'s tag are not wasted
-    // on padding (57 bytes for an `Int` promise instead of 64).
+    // on padding (49 bytes for an `Int` promise).
     @usableFromInline var observers = ObserverList<Value>()
-    /// Set while the promise forwards: the source it follows without observing it yet, and the
-    /// adopters whose observers it handed to that source.
-    @usableFromInline var forwarding: Forwarding<Value>?
     @usableFromInline var hook: Hook
     @usableFromInline var cancelledWhilePending = false
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
@@ -154,6 +157,19 @@ struct PromiseStateMachine<Value: Sendable> {
     /// forwarding, see ``follow(_:tree:)``.
     @usableFromInline let isDerived: Bool
     @usableFromInline var outcome: Outcome<Value>?
+
+    /// Set while the promise forwards; kept in `hook`.
+    @inlinable
+    var forwarding: Forwarding<Value>? {
+        get { if case .forwarding(let forwarding) = hook { forwarding } else { nil } }
+        set {
+            if let newValue {
+                hook = .forwarding(newValue)
+            } else if case .forwarding = hook {
+                hook = .none
+            }
+        }
+    }
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none, isDerived: Bool = false) {
@@ -187,9 +203,9 @@ struct PromiseStateMachine<Value: Sendable> {
         swap(&effects.observers, &observers)
         isDelivering = effects.observers.needsOrderedDelivery
         effects.holdsDelivery = isDelivering
+        let forwarding = self.forwarding
         hook = .none
         if let forwarding {
-            self.forwarding = nil
             effects.adoption = AdoptionEffects(alsoSettle: forwarding.handedOff)
         }
         effects.reportDone = tree.settle()
@@ -255,7 +271,7 @@ struct PromiseStateMachine<Value: Sendable> {
         if let length = tree.startFollowing(source, follower: follower) {
             return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
         }
-        if isDerived, forwarding == nil, case .none = hook, tree.children.isEmpty,
+        if isDerived, case .none = hook, tree.children.isEmpty,
            let targets = observers.adoptionTargets() {
             var handed = ObserverList<Value>()
             swap(&handed, &observers)
@@ -319,7 +335,8 @@ struct PromiseStateMachine<Value: Sendable> {
     mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         if outcome == nil {
-            hook = .onCancel(handler)
+            // Only a promise with a resolver gets a handler, and such a promise never forwards.
+            if forwarding == nil { hook = .onCancel(handler) }
         } else if cancelledWhilePending {
             effects.cancellation = CancelEffects(handler: handler)
         }

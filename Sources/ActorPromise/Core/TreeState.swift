@@ -8,16 +8,20 @@
 /// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
 @usableFromInline
 struct TreeState {
+    // Declared in this order so that the flags fill the tail of `children` (40 bytes in all).
     @usableFromInline var children = ChildList()
-    @usableFromInline var adoptee: (any PromiseNode)?
-    @usableFromInline var dependents: UInt32 = 0
-    @usableFromInline var cancelledDependents: UInt32 = 0
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
     /// Whether the promise forwards to its adoptee (see `PromiseStateMachine.follow`).
     @usableFromInline var isForwarding = false
     @usableFromInline let tracksInterest: Bool
+    @usableFromInline var dependents: UInt32 = 0
+    @usableFromInline var cancelledDependents: UInt32 = 0
+    /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
+    /// Written only under ``adoptionLock`` (and the gate), because cycle checks on other threads
+    /// read `rare?.adoptee` under that lock.
+    @usableFromInline var rare: RareTreeState?
 
     @inlinable
     init(isSettled: Bool, tracksInterest: Bool) {
@@ -26,13 +30,27 @@ struct TreeState {
         self.tracksInterest = tracksInterest
     }
 
+    /// The promise this one follows, while it follows one. Read it here only with the gate held;
+    /// other threads use `rare?.adoptee` under ``adoptionLock``.
+    @inlinable var adoptee: (any PromiseNode)? { rare?.adoptee }
+
+    /// Sets the adoptee. The caller holds ``adoptionLock``.
+    @usableFromInline
+    mutating func setAdopteeHoldingLock(_ node: (any PromiseNode)?) {
+        if let rare {
+            rare.adoptee = node
+        } else if let node {
+            rare = RareTreeState(adoptee: node)
+        }
+    }
+
     /// Records a new child (and/or dependent). Returns whether this node had been done and must
     /// register with its own parent again.
     @inlinable
     mutating func add(child: (any PromiseNode)?, dependent: Bool) -> Bool {
         if dependent { dependents += 1 }
         guard let child else { return false }
-        children.insert(child)
+        children.insert(child, rare: &rare)
         guard isDone else { return false }
         isDone = false
         return true
@@ -56,7 +74,7 @@ struct TreeState {
             node = current.adopteeUnderAdoptionLock
             length += 1
         }
-        adoptee = source
+        setAdopteeHoldingLock(source)
         return nil
     }
 
@@ -84,7 +102,7 @@ struct TreeState {
     mutating func apply(_ op: TreeOp) -> Bool {
         switch op {
         case .childDone(let id):
-            children.remove(id)
+            children.remove(id, rare: rare)
             guard isSettled || isForwarding, children.isEmpty, !isDone else { return false }
             isDone = true
             return true
@@ -94,7 +112,7 @@ struct TreeState {
             cancelledDependents += 1
             return tracksInterest && !isSettled && cancelledDependents >= dependents
         case .adopting(let node):
-            if !isSettled { adoptionLock.withLock { adoptee = node } }
+            if !isSettled { adoptionLock.withLock { setAdopteeHoldingLock(node) } }
             return false
         case .job:
             return false
@@ -104,7 +122,7 @@ struct TreeState {
     /// Drops the adoptee; under ``adoptionLock``, since cycle checks read it from other threads.
     @usableFromInline
     mutating func clearAdoptee() {
-        adoptionLock.withLock { adoptee = nil }
+        adoptionLock.withLock { rare?.adoptee = nil }
     }
 
     /// Marks the node cancelled. Returns the children to forward to, or `nil` if it had been
@@ -112,7 +130,26 @@ struct TreeState {
     mutating func cancel() -> [any PromiseNode]? {
         guard !isCancelled else { return nil }
         isCancelled = true
-        return children.all
+        return children.all(rare: rare)
+    }
+}
+
+/// The tree state that most promises never need, out of line so that every promise's state
+/// actor is smaller (W6): the children beyond the first, and the promise this one follows.
+///
+/// Safety (`@unchecked Sendable`): `moreChildren` is touched only with the owning promise's gate
+/// held; `adoptee` is written with the gate and ``adoptionLock`` held and read either with the
+/// gate or with the lock; the box itself is published to its `TreeState` under that lock.
+@usableFromInline
+final class RareTreeState: @unchecked Sendable {
+    // The gate and the lock already make every access exclusive (see above), so the runtime's
+    // exclusivity check, which cost ~400 instructions per fan-out handler here, is off.
+    @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
+    @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
+
+    @usableFromInline
+    init(adoptee: (any PromiseNode)? = nil) {
+        self.adoptee = adoptee
     }
 }
 
