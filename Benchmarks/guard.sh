@@ -26,13 +26,21 @@ instructions() {
     python3 -c "print(round((${total[1]} - ${total[0]}) / (($4 - $3) * $5)))"
 }
 
+# median3 WORKLOAD LIBRARY SMALL LARGE UNITS -> the median of three `instructions` measurements
+median3() {
+    printf '%s\n' "$(instructions "$@")" "$(instructions "$@")" "$(instructions "$@")" | sort -n | sed -n 2p
+}
+
 declare -A value
 value[w6_bytes]=$("$BIN" w6 actorpromise 200000)
 if command -v valgrind >/dev/null; then
     w1=$(instructions w1 actorpromise 10 60 100); nio_w1=$(instructions w1 nio 10 60 100)
     w2=$(instructions w2 actorpromise 2 10 1000); nio_w2=$(instructions w2 nio 2 10 1000)
     w5=$(instructions w5 actorpromise 1000 6000 1); cont_w5=$(instructions w5 continuation 1000 6000 1)
-    w5x=$(instructions w5x actorpromise 100 600 1); chk_w5x=$(instructions w5x checked-continuation 100 600 1)
+    # Cross-thread: each side is the median of three measurements, so that one run in which the
+    # pool's threads happened to stay awake (seen: the reference at 2,318 instead of ~5,400)
+    # cannot fail CI.
+    w5x=$(median3 w5x actorpromise 100 600 1); chk_w5x=$(median3 w5x checked-continuation 100 600 1)
     value[w1_vs_nio]=$(python3 -c "print(round($w1 / $nio_w1, 2))")
     value[w2_vs_nio]=$(python3 -c "print(round($w2 / $nio_w2, 2))")
     value[w5_vs_unsafe_continuation]=$(python3 -c "print(round($w5 / $cont_w5, 2))")

@@ -54,6 +54,20 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     final func finish(_ outcome: Outcome<Out>) {
         child.send(.settle(outcome))
     }
+
+    /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to the child,
+    /// a rejection straight to the child (R4); nothing runs for a child cancelled meanwhile.
+    @inlinable @inline(__always)
+    final func runValueHandler(_ body: (In) throws -> Out) {
+        defer { endDelivery() }
+        guard let outcome = takeInputForRun() else { return }
+        switch outcome {
+        case .success(let value):
+            do { finish(.success(try body(value))) } catch { finish(.failure(error)) }
+        case .failure(let error):
+            finish(.failure(error))
+        }
+    }
 }
 
 /// What an outcome handler decided for the child: settle it now, or follow another promise.

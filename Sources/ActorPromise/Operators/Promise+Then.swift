@@ -16,14 +16,7 @@ final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sen
     static func make(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
         ThenLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: ThenLink.self)
-            defer { link.endDelivery() }
-            guard let outcome = link.takeInputForRun() else { return }
-            switch outcome {
-            case .success(let value):
-                do { link.finish(.success(try link.body(value))) } catch { link.finish(.failure(error)) }
-            case .failure(let error):
-                link.finish(.failure(error))
-            }
+            link.runValueHandler(link.body)
         }
     }
 }
@@ -49,14 +42,7 @@ final class VoidThenLink<In: Sendable>: Link<In, Void>, @unchecked Sendable {
     static func make(child: PromiseCore<Void>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Void) -> VoidThenLink {
         VoidThenLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: VoidThenLink.self)
-            defer { link.endDelivery() }
-            guard let outcome = link.takeInputForRun() else { return }
-            switch outcome {
-            case .success(let value):
-                do { try link.body(value); link.finish(.success(())) } catch { link.finish(.failure(error)) }
-            case .failure(let error):
-                link.finish(.failure(error))
-            }
+            link.runValueHandler { try link.body($0) }
         }
     }
 }
