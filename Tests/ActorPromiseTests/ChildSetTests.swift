@@ -32,9 +32,9 @@ struct ChildSetTests {
         var tree = TreeState(isSettled: true, tracksInterest: false)
         let nodes = (0..<100).map { _ in PromiseCore<Int>(PromiseStateMachine()) }
         for node in nodes { _ = tree.add(child: node, dependent: false) }
-        #expect(tree.children.all(rare: tree.rare).count == 100)
+        #expect(tree.allChildren.count == 100)
         for node in nodes.reversed() { _ = tree.apply(.childDone(ObjectIdentifier(node))) }
-        #expect(tree.children.isEmpty && tree.rare?.moreChildren == nil)
+        #expect(tree.hasNoChildren && tree.rare?.moreChildren == nil)
         #expect(tree.isDone, "a settled promise whose last child finished is done")
     }
 }

@@ -30,13 +30,17 @@ struct ChildSet {
         return nil
     }
 
-    /// Adds `child`; adding a child that is already in the set does nothing.
+    /// Adds `child`; adding a child that is already in the set does nothing. One probe: the run
+    /// from `child`'s home slot either holds it or ends at the free slot it goes to. (The table
+    /// may grow first for a child that turns out to be there already; that is harmless.)
     mutating func insert(_ child: any PromiseNode) {
-        let id = ObjectIdentifier(child)
-        guard slot(of: id) == nil else { return }
         if (count + 1) * 2 > slots.count { grow() }
+        let id = ObjectIdentifier(child)
         var index = home(of: id)
-        while slots[index] != nil { index = (index + 1) & mask }
+        while let node = slots[index] {
+            if ObjectIdentifier(node) == id { return }
+            index = (index + 1) & mask
+        }
         slots[index] = child
         count += 1
     }
@@ -66,6 +70,7 @@ struct ChildSet {
     private mutating func grow() {
         let old = slots
         slots = ContiguousArray(repeating: nil, count: old.count * 2)
+        // Every node is known to be absent from the new table: place it, without `insert`'s check.
         for case let node? in old {
             var index = home(of: ObjectIdentifier(node))
             while slots[index] != nil { index = (index + 1) & mask }

@@ -271,7 +271,7 @@ struct PromiseStateMachine<Value: Sendable> {
         if let length = tree.startFollowing(source, follower: follower) {
             return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
         }
-        if isDerived, case .none = hook, tree.children.isEmpty,
+        if isDerived, case .none = hook, tree.hasNoChildren,
            let targets = observers.adoptionTargets() {
             var handed = ObserverList<Value>()
             swap(&handed, &observers)

@@ -2,14 +2,17 @@
 ///
 /// - Children are held while they, or their descendants, are pending, so that `cancel` reaches
 ///   them after this promise settled (R5). A node is *done* once it is settled and holds no
-///   children; it then leaves its parent's list, so settled trees can be freed.
+///   children; it then leaves its parent's list, so settled trees can be freed. The first child
+///   is stored inline; the rest, if any, in the side object's ``ChildSet``, which is freed again
+///   when it empties.
 /// - Dependents (derived promises, adopters, awaiters) are counted for interest tracking (R7).
 ///
 /// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
 @usableFromInline
 struct TreeState {
-    // Declared in this order so that the flags fill the tail of `children` (40 bytes in all).
-    @usableFromInline var children = ChildList()
+    // Declared in this order so that the flags fill the tail of `firstChild` (40 bytes in all).
+    /// The first live child; the others are in `rare?.moreChildren`.
+    @usableFromInline var firstChild: (any PromiseNode)?
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
@@ -34,14 +37,61 @@ struct TreeState {
     /// other threads use `rare?.adoptee` under ``adoptionLock``.
     @inlinable var adoptee: (any PromiseNode)? { rare?.adoptee }
 
+    /// The side object, created if there is none yet. The caller holds ``adoptionLock``: cycle
+    /// checks on other threads read `rare` under that lock.
+    @usableFromInline
+    mutating func rareHoldingLock() -> RareTreeState {
+        if let rare { return rare }
+        let box = RareTreeState()
+        rare = box
+        return box
+    }
+
     /// Sets the adoptee. The caller holds ``adoptionLock``.
     @usableFromInline
     mutating func setAdopteeHoldingLock(_ node: (any PromiseNode)?) {
-        if let rare {
-            rare.adoptee = node
-        } else if let node {
-            rare = RareTreeState(adoptee: node)
+        if let node {
+            rareHoldingLock().adoptee = node
+        } else {
+            rare?.adoptee = nil
         }
+    }
+
+    /// Whether no child is live.
+    @inlinable var hasNoChildren: Bool { firstChild == nil && rare?.moreChildren == nil }
+
+    @inlinable
+    mutating func insertChild(_ child: any PromiseNode) {
+        if firstChild == nil {
+            firstChild = child
+        } else {
+            insertMoreChild(child)
+        }
+    }
+
+    @usableFromInline
+    mutating func insertMoreChild(_ child: any PromiseNode) {
+        let box = rare ?? adoptionLock.withLock { rareHoldingLock() }
+        if box.moreChildren == nil { box.moreChildren = ChildSet() }
+        box.moreChildren!.insert(child)
+    }
+
+    mutating func removeChild(_ id: ObjectIdentifier) {
+        if let firstChild, ObjectIdentifier(firstChild) == id {
+            self.firstChild = nil
+            return
+        }
+        guard let rare, rare.moreChildren != nil else { return }
+        rare.moreChildren!.remove(id)
+        if rare.moreChildren!.count == 0 { rare.moreChildren = nil }
+    }
+
+    /// Every live child.
+    var allChildren: [any PromiseNode] {
+        var nodes: [any PromiseNode] = []
+        if let firstChild { nodes.append(firstChild) }
+        if let more = rare?.moreChildren { nodes.append(contentsOf: more.all) }
+        return nodes
     }
 
     /// Records a new child (and/or dependent). Returns whether this node had been done and must
@@ -50,7 +100,7 @@ struct TreeState {
     mutating func add(child: (any PromiseNode)?, dependent: Bool) -> Bool {
         if dependent { dependents += 1 }
         guard let child else { return false }
-        children.insert(child, rare: &rare)
+        insertChild(child)
         guard isDone else { return false }
         isDone = false
         return true
@@ -83,7 +133,7 @@ struct TreeState {
     mutating func settle() -> Bool {
         isSettled = true
         if adoptee != nil { clearAdoptee() }
-        guard children.isEmpty, !isDone else { return false }
+        guard hasNoChildren, !isDone else { return false }
         isDone = true
         return true
     }
@@ -93,7 +143,7 @@ struct TreeState {
     @inlinable
     mutating func forwarded() -> Bool {
         isForwarding = true
-        guard children.isEmpty, !isDone else { return false }
+        guard hasNoChildren, !isDone else { return false }
         isDone = true
         return true
     }
@@ -102,8 +152,8 @@ struct TreeState {
     mutating func apply(_ op: TreeOp) -> Bool {
         switch op {
         case .childDone(let id):
-            children.remove(id, rare: rare)
-            guard isSettled || isForwarding, children.isEmpty, !isDone else { return false }
+            removeChild(id)
+            guard isSettled || isForwarding, hasNoChildren, !isDone else { return false }
             isDone = true
             return true
         case .reattach(let child):
@@ -130,7 +180,7 @@ struct TreeState {
     mutating func cancel() -> [any PromiseNode]? {
         guard !isCancelled else { return nil }
         isCancelled = true
-        return children.all(rare: rare)
+        return allChildren
     }
 }
 
@@ -147,10 +197,7 @@ final class RareTreeState: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
     @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
 
-    @usableFromInline
-    init(adoptee: (any PromiseNode)? = nil) {
-        self.adoptee = adoptee
-    }
+    @usableFromInline init() {}
 }
 
 /// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
