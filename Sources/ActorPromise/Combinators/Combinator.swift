@@ -97,7 +97,7 @@ final class CombinatorObserver<Input: Sendable, Output: Sendable, State>: Observ
     static func make(_ combinator: Combinator<Input, Output, State>, _ index: Int) -> CombinatorObserver {
         CombinatorObserver(combinator, index) { item in
             let observer = unsafeDowncast(item, to: CombinatorObserver.self)
-            if let outcome = observer.takeInput() { observer.combinator.receive(observer.index, outcome) }
+            if let outcome = observer.receivedOutcome() { observer.combinator.receive(observer.index, outcome) }
         }
     }
 }

@@ -1,6 +1,16 @@
 import Synchronization
 import Executors
 
+/// The values of ``AwaitObserver``'s `phase`.
+@usableFromInline
+enum AwaitPhase {
+    @usableFromInline static let registered: UInt8 = 0
+    @usableFromInline static let armed: UInt8 = 1
+    @usableFromInline static let cancelledEarly: UInt8 = 2
+    @usableFromInline static let resumed: UInt8 = 3
+    @usableFromInline static let deliveredEarly: UInt8 = 4
+}
+
 /// One `await` of a promise: a continuation that the outcome or the awaiting task's cancellation
 /// resumes, whichever comes first, exactly once.
 ///
@@ -14,17 +24,8 @@ import Executors
 /// - `armed` (1): the continuation may be resumed by the outcome or the cancellation;
 /// - `cancelledEarly` (2): cancelled before arming; the awaiting side resumes with the error;
 /// - `resumed` (3): resumed, by whichever moved `phase` here from `armed`;
-/// - `deliveredEarly` (4): the outcome came before arming; it waits in the source for the awaiting side.
-/// The values of ``AwaitObserver``'s `phase`.
-@usableFromInline
-enum AwaitPhase {
-    @usableFromInline static let registered: UInt8 = 0
-    @usableFromInline static let armed: UInt8 = 1
-    @usableFromInline static let cancelledEarly: UInt8 = 2
-    @usableFromInline static let resumed: UInt8 = 3
-    @usableFromInline static let deliveredEarly: UInt8 = 4
-}
-
+/// - `deliveredEarly` (4): the outcome came before arming; the awaiting side reads it from the
+///   source.
 @usableFromInline
 final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `continuation` is written once, before `phase` moves from
@@ -45,7 +46,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
             let observer = unsafeDowncast(item, to: AwaitObserver.self)
             // Before arming, the outcome stays with `source` for the awaiting side.
             if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.deliveredEarly, ordering: .acquiringAndReleasing).exchanged { return }
-            if let outcome = observer.takeInput() { observer.resume(with: outcome) }
+            if let outcome = observer.receivedOutcome() { observer.resume(with: outcome) }
         }
     }
 
@@ -80,7 +81,7 @@ extension Promise {
                 if armed { return }
                 observer.continuation = nil
                 observer.phase.store(AwaitPhase.resumed, ordering: .relaxed)
-                if phase == AwaitPhase.deliveredEarly, let outcome = observer.takeInput() {
+                if phase == AwaitPhase.deliveredEarly, let outcome = observer.receivedOutcome() {
                     continuation.resume(returning: outcome)
                 } else {
                     continuation.resume(returning: .failure(PromiseError.cancelled()))

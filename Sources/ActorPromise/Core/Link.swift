@@ -33,18 +33,18 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     /// The outcome to work on, unless the child was settled (cancelled) meanwhile: a child
     /// cancelled while its handler waited in the queue skips the handler.
     @inlinable @inline(__always)
-    final func takeInputForRun() -> Outcome<In>? {
-        guard let outcome = takeInput(), !child.isSettled else { return nil }
+    final func outcomeForRun() -> Outcome<In>? {
+        guard let outcome = receivedOutcome(), !child.isSettled else { return nil }
         return outcome
     }
 
-    /// The outcome to work on for a handler that observes errors (R5b): the input, or the
-    /// child's cancellation error if the child was cancelled while the handler waited. Such a
+    /// The outcome to work on for a handler that observes errors (R5b): the received outcome, or
+    /// the child's cancellation error if the child was cancelled while the handler waited. Such a
     /// handler runs either way; what it returns is ignored by a child that is already settled.
     @inlinable @inline(__always)
-    final func takeInputObservingCancellation() -> Outcome<In>? {
-        guard let input = takeInput() else { return nil }
-        guard child.isSettled else { return input }
+    final func outcomeObservingCancellation() -> Outcome<In>? {
+        guard let outcome = receivedOutcome() else { return nil }
+        guard child.isSettled else { return outcome }
         guard case .failure(let error)? = child.settledOutcome else { return nil }
         return .failure(error)
     }
@@ -60,7 +60,7 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     @inlinable @inline(__always)
     final func runValueHandler(_ body: (In) throws -> Out) {
         defer { endDelivery() }
-        guard let outcome = takeInputForRun() else { return }
+        guard let outcome = outcomeForRun() else { return }
         switch outcome {
         case .success(let value):
             do { finish(.success(try body(value))) } catch { finish(.failure(error)) }
@@ -106,7 +106,7 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
         OutcomeLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: OutcomeLink.self)
             defer { link.endDelivery() }
-            guard let outcome = link.takeInputObservingCancellation() else { return }
+            guard let outcome = link.outcomeObservingCancellation() else { return }
             switch link.body(outcome) {
             case .settle(let outcome): link.finish(outcome)
             case .follow(let promise): link.child.adopt(promise.core)
@@ -131,7 +131,7 @@ final class AdoptObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     static func make(target: PromiseCore<Value>) -> AdoptObserver {
         AdoptObserver(target: target) { item in
             let observer = unsafeDowncast(item, to: AdoptObserver.self)
-            if let outcome = observer.takeInput() { observer.target.send(.settle(outcome)) }
+            if let outcome = observer.receivedOutcome() { observer.target.send(.settle(outcome)) }
         }
     }
 }

@@ -46,7 +46,7 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     }
 
     deinit {
-        if retainsSource, let source { source.release() }
+        detachSource()
     }
 
     /// Records the promise whose outcome this observer is handed (once, at delivery).
@@ -75,13 +75,13 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     /// The outcome this observer was handed, or `nil` if it was never delivered (or was
     /// discarded). Read in place from the settled source.
     @inlinable @inline(__always)
-    final func takeInput() -> Outcome<Value>? {
+    final func receivedOutcome() -> Outcome<Value>? {
         guard let source else { return nil }
         return source._withUnsafeGuaranteedRef { $0.machine.outcome }
     }
 
     /// Forgets the source without reading its outcome: a context dropped or cancelled this
-    /// observer.
+    /// observer, or it is being freed.
     @inlinable
     final func detachSource() {
         if retainsSource, let source { source.release() }
@@ -228,7 +228,7 @@ final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Senda
     static func make(_ body: @escaping @Sendable (Outcome<Value>) -> Void) -> CallbackObserver {
         CallbackObserver(body) { item in
             let observer = unsafeDowncast(item, to: CallbackObserver.self)
-            if let outcome = observer.takeInput() { observer.body(outcome) }
+            if let outcome = observer.receivedOutcome() { observer.body(outcome) }
         }
     }
 }

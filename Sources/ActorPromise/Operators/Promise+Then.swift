@@ -68,7 +68,7 @@ final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked
         FlatThenLink(child: child, context: context, body: body) { item in
             let link = unsafeDowncast(item, to: FlatThenLink.self)
             defer { link.endDelivery() }
-            guard let outcome = link.takeInputForRun() else { return }
+            guard let outcome = link.outcomeForRun() else { return }
             switch outcome {
             case .success(let value):
                 do { link.child.adopt(try link.body(value).core) } catch { link.finish(.failure(error)) }
