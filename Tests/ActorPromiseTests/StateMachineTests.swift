@@ -38,11 +38,11 @@ struct StateMachineTests {
         var tree = Self.pendingTree()
         var machine = PromiseStateMachine<Int>()
         let effects = machine.cancel(reason: nil, tree: &tree)
-        #expect(effects.parentLostInterest)
+        #expect(effects.cancellation?.parentLostInterest == true)
         #expect(tree.isCancelled)
         #expect(effects.outcome.map { (try? $0.get()) == nil } == true)
         let again = machine.cancel(reason: nil, tree: &tree)
-        #expect(!again.parentLostInterest && again.outcome == nil)
+        #expect(again.cancellation?.parentLostInterest != true && again.outcome == nil)
     }
 
     @Test("R5 cancel of a settled promise keeps the outcome")
@@ -50,7 +50,7 @@ struct StateMachineTests {
         var tree = TreeState(isSettled: true, tracksInterest: false)
         var machine = PromiseStateMachine<Int>(outcome: .success(3))
         let effects = machine.cancel(reason: nil, tree: &tree)
-        #expect(effects.outcome == nil && !effects.parentLostInterest)
+        #expect(effects.outcome == nil && effects.cancellation?.parentLostInterest != true)
         #expect(try machine.outcome?.get() == 3)
     }
 
@@ -61,13 +61,13 @@ struct StateMachineTests {
         _ = machine.onCancel({})
         let cancelled = machine.cancel(reason: nil, tree: &tree)
         let late = machine.onCancel({})
-        #expect(cancelled.cancelHandler != nil)
-        #expect(late.cancelHandler != nil, "registered after the cancellation: at once")
+        #expect(cancelled.cancellation?.handler != nil)
+        #expect(late.cancellation?.handler != nil, "registered after the cancellation: at once")
         var settledTree = Self.pendingTree()
         var settled = PromiseStateMachine<Int>()
         _ = settled.settle(.success(1), tree: &settledTree)
         let never = settled.onCancel({})
-        #expect(never.cancelHandler == nil)
+        #expect(never.cancellation?.handler == nil)
     }
 
     @Test("R7 interest: cancel itself only when every dependent was cancelled")

@@ -40,11 +40,6 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var adoption: AdoptionEffects<Value>?
 
     @inlinable init() {}
-
-    /// The `onCancel` handler to run now, if any.
-    @inlinable var cancelHandler: (@Sendable () -> Void)? { cancellation?.handler }
-    /// Whether this promise was cancelled while pending, so its parent lost a dependent (R7).
-    @inlinable var parentLostInterest: Bool { cancellation?.parentLostInterest ?? false }
 }
 
 /// What a cancellation decided (see ``PromiseStateMachine/cancel(reason:tree:)``).
