@@ -37,15 +37,16 @@ if command -v valgrind >/dev/null; then
     w1=$(instructions w1 actorpromise 10 60 100); nio_w1=$(instructions w1 nio 10 60 100)
     w2=$(instructions w2 actorpromise 2 10 1000); nio_w2=$(instructions w2 nio 2 10 1000)
     w5=$(instructions w5 actorpromise 1000 6000 1); cont_w5=$(instructions w5 continuation 1000 6000 1)
-    # Cross-thread: each side is the median of three measurements, so that one run in which the
-    # pool's threads happened to stay awake (seen: the reference at 2,318 instead of ~5,400)
-    # cannot fail CI.
+    # Cross-thread, so each side is the median of three measurements. Even so the checked
+    # continuation's count is bimodal (about 5,400, or 2,300-3,300 when the pool's thread happens
+    # to stay awake), so W5x is guarded by its own count, and the reference is its bar.
     w5x=$(median3 w5x actorpromise 100 600 1); chk_w5x=$(median3 w5x checked-continuation 100 600 1)
     value[w1_vs_nio]=$(python3 -c "print(round($w1 / $nio_w1, 2))")
     value[w2_vs_nio]=$(python3 -c "print(round($w2 / $nio_w2, 2))")
     value[w5_vs_unsafe_continuation]=$(python3 -c "print(round($w5 / $cont_w5, 2))")
-    value[w5x_vs_checked_continuation]=$(python3 -c "print(round($w5x / $chk_w5x, 2))")
-    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x)"
+    value[w5x_instructions]=$w5x
+    value[checked_continuation]=$chk_w5x
+    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x)"
 else
     echo "valgrind not found: only W6 is checked"
 fi
@@ -56,6 +57,8 @@ while read -r name limit bar; do
     case "$name" in ''|\#*) continue;; esac
     [ -n "${value[$name]:-}" ] || continue
     if python3 -c "import sys; sys.exit(0 if ${value[$name]} <= $limit else 1)"; then result=ok; else result=REGRESSION; fail=1; fi
+    # A bar may name another figure of this run (the W5x bar is the checked continuation's count).
+    bar=${value[$bar]:-$bar}
     met=$(python3 -c "print('bar met' if ${value[$name]} <= $bar else 'bar not met yet')")
     printf '%-30s %8s %8s %8s  %s (%s)\n' "$name" "${value[$name]}" "$limit" "$bar" "$result" "$met"
 done < "$LIMITS"
