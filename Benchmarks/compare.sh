@@ -13,44 +13,11 @@ cd "$(dirname "$0")"
 SMALL=${SMALL:-10}
 LARGE=${LARGE:-60}
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)"; exit 1; }
-swift build -c release --product Measure >/dev/null
-OUT=$(mktemp -d)
-# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure a stripped copy.
-BIN="$OUT/Measure"
-strip -o "$BIN" .build/release/Measure
+source ./callgrind.sh
 THRESHOLDS=Thresholds/allocations.txt
 
-# count LIB WORKLOAD ITERATIONS -> "instructions mallocs"
-count() {
-    local file="$OUT/$1.$2.$3.cg"
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$BIN" "$2" "$1" "$3" >/dev/null 2>&1
-    python3 - "$file" <<'PY'
-import re, sys
-total = 0; mallocs = 0; fn_names = {}; pending_cfn = None
-for line in open(sys.argv[1]):
-    if line.startswith("summary:") or line.startswith("totals:"):
-        total = int(line.split()[1])
-    m = re.match(r"cfn=\((\d+)\)(?: (.*))?", line)
-    if m:
-        if m.group(2): fn_names[m.group(1)] = m.group(2).strip()
-        pending_cfn = fn_names.get(m.group(1), "")
-        continue
-    if line.startswith("calls=") and pending_cfn is not None:
-        if pending_cfn in ("malloc", "posix_memalign", "calloc", "realloc", "aligned_alloc"):
-            mallocs += int(line.split()[0][6:])
-        pending_cfn = None
-    m = re.match(r"fn=\((\d+)\)(?: (.*))?", line)
-    if m and m.group(2): fn_names[m.group(1)] = m.group(2).strip()
-print(total, mallocs)
-PY
-}
-
-# per_unit LIB WORKLOAD UNITS_PER_ITERATION -> "instructions_per_unit allocs_per_unit"
-per_unit() {
-    read -r i1 m1 < <(count "$1" "$2" "$SMALL")
-    read -r i2 m2 < <(count "$1" "$2" "$LARGE")
-    python3 -c "u=($LARGE-$SMALL)*$3; print(round(($i2-$i1)/u), round(($m2-$m1)/u, 2))"
-}
+# per_unit LIB WORKLOAD UNITS_PER_ITERATION -> "instructions_per_unit allocs_per_unit" at SMALL, LARGE
+per_unit() { per_unit_sized "$1" "$2" "$3" "$SMALL" "$LARGE"; }
 
 read -r ap_w1_i ap_w1_m < <(per_unit actorpromise w1 100)
 read -r ai_w1_i ai_w1_m < <(per_unit actorpromise-inline w1 100)
@@ -115,4 +82,3 @@ if [ -f "$THRESHOLDS" ]; then
     done < "$THRESHOLDS"
     [ "$fail" = 0 ] && echo "allocation thresholds: ok ($THRESHOLDS)"
 fi
-rm -rf "$OUT"

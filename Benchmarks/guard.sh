@@ -8,23 +8,11 @@
 # same run. Without valgrind only W6 is checked. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")"
-swift build -c release --product Measure >/dev/null
 LIMITS=Thresholds/guard.txt
-OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
-BIN="$OUT/Measure"
-# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure a stripped copy.
-strip -o "$BIN" .build/release/Measure
+source ./callgrind.sh
 
 # instructions WORKLOAD LIBRARY SMALL LARGE UNITS -> instructions per unit
-instructions() {
-    local total=()
-    for n in "$3" "$4"; do
-        valgrind --tool=callgrind --callgrind-out-file="$OUT/cg" "$BIN" "$1" "$2" "$n" >/dev/null 2>&1
-        total+=("$(awk '/^(summary|totals):/ { print $2 }' "$OUT/cg" | tail -n 1)")
-    done
-    python3 -c "print(round((${total[1]} - ${total[0]}) / (($4 - $3) * $5)))"
-}
+instructions() { per_unit_sized "$2" "$1" "$5" "$3" "$4" | cut -d' ' -f1; }
 
 # median3 WORKLOAD LIBRARY SMALL LARGE UNITS -> the median of three `instructions` measurements
 median3() {
