@@ -15,8 +15,8 @@ struct StateMachineTests {
         var machine = PromiseStateMachine<Int>()
         let first = machine.settle(.success(1), tree: &tree)
         let second = machine.settle(.success(2), tree: &tree)
-        #expect(first.outcome != nil)
-        #expect(second.outcome == nil)
+        #expect(first.settled)
+        #expect(!second.settled)
         #expect(try machine.outcome?.get() == 1)
         #expect(tree.isSettled)
     }
@@ -30,7 +30,7 @@ struct StateMachineTests {
         #expect(early.observers.isEmpty)
         #expect(!settled.observers.isEmpty)
         let late = machine.register(Self.probe(), child: nil, dependent: false, tree: &tree)
-        #expect(!late.observers.isEmpty && late.outcome != nil)
+        #expect(!late.observers.isEmpty && !late.settled, "handed out at once by a registration")
     }
 
     @Test("R5 cancel settles a pending promise once and reports lost interest")
@@ -40,9 +40,10 @@ struct StateMachineTests {
         let effects = machine.cancel(reason: nil, tree: &tree)
         #expect(effects.cancellation?.parentLostInterest == true)
         #expect(tree.isCancelled)
-        #expect(effects.outcome.map { (try? $0.get()) == nil } == true)
+        #expect(effects.settled)
+        #expect(machine.outcome.map { (try? $0.get()) == nil } == true)
         let again = machine.cancel(reason: nil, tree: &tree)
-        #expect(again.cancellation?.parentLostInterest != true && again.outcome == nil)
+        #expect(again.cancellation?.parentLostInterest != true && !again.settled)
     }
 
     @Test("R5 cancel of a settled promise keeps the outcome")
@@ -50,7 +51,7 @@ struct StateMachineTests {
         var tree = TreeState(isSettled: true, tracksInterest: false)
         var machine = PromiseStateMachine<Int>(outcome: .success(3))
         let effects = machine.cancel(reason: nil, tree: &tree)
-        #expect(effects.outcome == nil && effects.cancellation?.parentLostInterest != true)
+        #expect(!effects.settled && effects.cancellation?.parentLostInterest != true)
         #expect(try machine.outcome?.get() == 3)
     }
 

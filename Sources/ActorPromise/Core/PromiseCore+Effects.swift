@@ -9,12 +9,12 @@ extension PromiseCore {
             if let handler = cancellation.handler { handler() }
             if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
         }
-        if effects.outcome != nil, !effects.observers.isEmpty {
+        if !effects.observers.isEmpty {
             // The closure captures only what it needs: capturing `effects` would copy all of it.
             let observers = effects.observers, holdsDelivery = effects.holdsDelivery
             withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
         }
-        if let adoption = effects.adoption { carryOut(adoption, outcome: effects.outcome) }
+        if let adoption = effects.adoption { carryOut(adoption) }
         if let cancellation = effects.cancellation {
             if cancellation.parentLostInterest, let parent { loseInterest(parent) }
             if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
@@ -26,7 +26,7 @@ extension PromiseCore {
     /// Carries out what adoption decided: observing a source, handing adopters over to it, or
     /// settling handed-off adopters directly.
     @usableFromInline
-    nonisolated func carryOut(_ adoption: AdoptionEffects<Value>, outcome: Outcome<Value>?) {
+    nonisolated func carryOut(_ adoption: AdoptionEffects<Value>) {
         if let source = adoption.subscribeTo {
             source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
         }
@@ -34,7 +34,7 @@ extension PromiseCore {
             for observer in adoption.handOff { source.send(.register(observer: observer, child: nil, dependent: true)) }
             for target in adoption.handOffTargets { _ = target.performTree(.adopting(source)) }
         }
-        if let outcome {
+        if !adoption.alsoSettle.isEmpty, let outcome = settledOutcome {
             for target in adoption.alsoSettle { target.send(.settle(outcome)) }
         }
         if let unwanted = adoption.unwanted { unwanted.refuse() }

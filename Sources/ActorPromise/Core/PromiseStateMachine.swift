@@ -16,26 +16,74 @@ enum PromiseOp<Value: Sendable>: Sendable {
 
 /// What must happen after a transition, outside the gate: the state machine decides, the state
 /// actor carries it out. Observers are never called with the gate held.
+///
+/// Every operation builds, returns and destroys one of these, so it is kept to three references
+/// and a few bytes: the compiler then passes it in registers and destroys it inline. With more
+/// fields (it used to carry the outcome, the lazy body and the rare effects side by side) it is
+/// copied and destroyed through its value witnesses, about 350 instructions per W1 link (see
+/// `Benchmarks/README.md`). Observers read the outcome from the settled promise, so it is not
+/// carried here; the rare effects share one box.
 @usableFromInline
 struct PromiseEffects<Value: Sendable>: Sendable {
+    /// The observers to hand the outcome to (the promise is settled when this is not empty).
     @usableFromInline var observers = ObserverList<Value>()
-    /// The outcome `observers` are handed (they read it from the settled promise itself).
-    ///
-    /// Also what makes this struct's layout depend on `Value`: the compiler then builds it in
-    /// place in the caller's return slot. A fixed-layout version (a `Bool` here) measured 14% more
-    /// instructions per W1 link (4,132 against 3,623), spent copying and destroying it between
-    /// functions.
-    @usableFromInline var outcome: Outcome<Value>?
-    @usableFromInline var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)?
-    @usableFromInline var reportDone = false
-    @usableFromInline var reattach = false
-    /// The observers are a delivery that must end with `.endDelivery` (R2).
-    @usableFromInline var holdsDelivery = false
+    /// Lazy body, cancellation and adoption work: rare, so kept out of line.
+    @usableFromInline var rare: RareEffects<Value>?
+    /// What else to do, as bits (see the accessors below): one field, not four, keeps the
+    /// struct small enough to travel in registers.
+    @usableFromInline var marks: UInt8 = 0
     /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding,
     /// 8 cancelled while pending (final: such a promise never changes again).
     @usableFromInline var flags: UInt8 = 0
-    /// Cancellation work and adoption work: rare, so kept out of line to keep the common effects
-    /// small (every operation builds, moves and destroys one `PromiseEffects`).
+
+    /// Whether this transition settled the promise.
+    @inlinable var settled: Bool { get { mark(1) } set { setMark(1, newValue) } }
+    /// Whether the promise is done: its parent no longer needs to know it.
+    @inlinable var reportDone: Bool { get { mark(2) } set { setMark(2, newValue) } }
+    /// Whether the promise must register with its parent again.
+    @inlinable var reattach: Bool { get { mark(4) } set { setMark(4, newValue) } }
+    /// The observers are a delivery that must end with `.endDelivery` (R2).
+    @inlinable var holdsDelivery: Bool { get { mark(8) } set { setMark(8, newValue) } }
+
+    @inlinable func mark(_ bit: UInt8) -> Bool { marks & bit != 0 }
+    @inlinable mutating func setMark(_ bit: UInt8, _ on: Bool) { if on { marks |= bit } else { marks &= ~bit } }
+
+    @inlinable init() {}
+
+    /// The body of a lazy promise, handed out with its first observer (R10).
+    @inlinable
+    var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)? {
+        get { rare?.lazyBody }
+        set { rareBox().lazyBody = newValue }
+    }
+
+    @inlinable
+    var cancellation: CancelEffects? {
+        get { rare?.cancellation }
+        set { rareBox().cancellation = newValue }
+    }
+
+    @inlinable
+    var adoption: AdoptionEffects<Value>? {
+        get { rare?.adoption }
+        set { rareBox().adoption = newValue }
+    }
+
+    @inlinable
+    mutating func rareBox() -> RareEffects<Value> {
+        if let rare { return rare }
+        let box = RareEffects<Value>()
+        rare = box
+        return box
+    }
+}
+
+/// The effects that few transitions have, in one box (see ``PromiseEffects``).
+@usableFromInline
+final class RareEffects<Value: Sendable>: @unchecked Sendable {
+    // Safety: written only by the transition that creates the box, under the state actor's gate,
+    // and read after the gate is left by the thread that carries the effects out.
+    @usableFromInline var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)?
     @usableFromInline var cancellation: CancelEffects?
     @usableFromInline var adoption: AdoptionEffects<Value>?
 
@@ -194,7 +242,7 @@ struct PromiseStateMachine<Value: Sendable> {
         var effects = PromiseEffects<Value>()
         guard self.outcome == nil else { return effects }
         self.outcome = outcome
-        effects.outcome = outcome
+        effects.settled = true
         swap(&effects.observers, &observers)
         isDelivering = effects.observers.needsOrderedDelivery
         effects.holdsDelivery = isDelivering
@@ -214,10 +262,9 @@ struct PromiseStateMachine<Value: Sendable> {
         var effects = PromiseEffects<Value>()
         effects.reattach = tree.add(child: child, dependent: dependent)
         guard let observer else { return effects }
-        if let outcome {
+        if outcome != nil {
             if observer.runsInline {
                 effects.observers.append(observer)
-                effects.outcome = outcome
             } else if isDelivering {
                 // Behind the delivery under way: it hands this one out when it ends (R2).
                 observers.append(observer)
@@ -225,7 +272,6 @@ struct PromiseStateMachine<Value: Sendable> {
                 isDelivering = true
                 effects.holdsDelivery = true
                 effects.observers.append(observer)
-                effects.outcome = outcome
             }
         } else {
             observers.append(observer)
@@ -302,9 +348,8 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable
     mutating func endDelivery() -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
-        guard !endQuietDelivery(), let outcome else { return effects }
+        guard !endQuietDelivery(), outcome != nil else { return effects }
         swap(&effects.observers, &observers)
-        effects.outcome = outcome
         effects.holdsDelivery = true
         return effects
     }
