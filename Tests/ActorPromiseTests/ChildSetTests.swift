@@ -37,4 +37,37 @@ struct ChildSetTests {
         #expect(tree.hasNoChildren && tree.rare?.moreChildren == nil)
         #expect(tree.isDone, "a settled promise whose last child finished is done")
     }
+
+    @Test("a set dropped while it holds children releases each of them once, after growing", arguments: [3, 40, 300])
+    func droppedSetReleasesChildren(count: Int) {
+        final class Probe: PromiseNode, @unchecked Sendable {
+            var parentNode: (any PromiseNode)? { nil }
+            var isPending: Bool { true }
+            var isCancelled: Bool { false }
+            var anyOutcome: Outcome<any Sendable>? { nil }
+            func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]) {}
+            func performTree(_ op: TreeOp) -> Bool? { nil }
+            var adopteeUnderAdoptionLock: (any PromiseNode)? { nil }
+        }
+        var watched: [Weak] = []
+        do {
+            var set = ChildSet()
+            for _ in 0..<count {
+                let node = Probe()
+                watched.append(Weak(node))
+                set.insert(node)
+            }
+            // Some leave again, so the dropped table holds gaps as well as children.
+            for entry in watched.prefix(count / 3) { set.remove(ObjectIdentifier(entry.object!)) }
+            #expect(set.count == count - count / 3)
+            #expect(watched.prefix(count / 3).allSatisfy { $0.object == nil }, "a removed child is released")
+            #expect(watched.dropFirst(count / 3).allSatisfy { $0.object != nil }, "the set holds the rest")
+        }
+        #expect(watched.allSatisfy { $0.object == nil }, "dropping the set releases every child it held")
+    }
+}
+
+private final class Weak {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
 }
