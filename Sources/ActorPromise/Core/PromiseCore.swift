@@ -50,6 +50,11 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     deinit {
         guard parent != nil else { return }
         var slot: AnyObject? = parent.take()
+        // A parent that others still hold (a fan-out's root, say) is not freed by this release,
+        // so no chain of deinitializers can follow: release it here, without the thread's
+        // graveyard. Should the other holders let go meanwhile, the parent is freed inside this
+        // deinit and buries its own parent in turn: one level of stack, not a chain.
+        guard isKnownUniquelyReferenced(&slot) else { return }
         ThreadState.current.bury(&slot)
     }
 
