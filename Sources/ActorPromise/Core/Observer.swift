@@ -160,6 +160,7 @@ struct ObserverList<Value: Sendable>: Sendable {
         }
         var pool: WorkerPool?
         var pooled: [Observer<Value>] = []
+        pooled.reserveCapacity(rest.count + 1)
         func hand(_ observer: Observer<Value>) {
             observer.attach(to: source)
             let context = observer.takeContext()

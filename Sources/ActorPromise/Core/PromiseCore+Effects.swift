@@ -19,7 +19,7 @@ extension PromiseCore {
             if cancellation.parentLostInterest, let parent { loseInterest(parent) }
             if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
         }
-        if effects.reportDone { reportDoneUpward(from: self) }
+        if effects.reportDone { reportDone() }
         if effects.reattach { reattachUpward(from: self) }
     }
 
@@ -65,6 +65,16 @@ extension PromiseCore {
             cancelled.cancellation = cancellation.withoutChildren()
         }
         effects.append { self.carryOut(cancelled) }
+    }
+
+    /// Reports this promise done to its parent, and on up while parents become done in turn.
+    /// The first hop reads the parent in place: this promise holds it for as long as it lives,
+    /// so no retain is needed (W2 reports every handler's child done to one root).
+    @inlinable
+    nonisolated func reportDone() {
+        guard parent != nil else { return }
+        let done = parent.unsafelyUnwrapped.performTree(.childDone(ObjectIdentifier(self)))
+        if done == true, let parent { reportDoneUpward(from: parent) }
     }
 
     /// Runs a lazy body with a fresh resolver (R10).
