@@ -82,10 +82,11 @@ struct PromiseEffects<Value: Sendable>: Sendable {
 @usableFromInline
 final class RareEffects<Value: Sendable>: @unchecked Sendable {
     // Safety: written only by the transition that creates the box, under the state actor's gate,
-    // and read after the gate is left by the thread that carries the effects out.
-    @usableFromInline var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)?
-    @usableFromInline var cancellation: CancelEffects?
-    @usableFromInline var adoption: AdoptionEffects<Value>?
+    // and read after the gate is left by the thread that carries the effects out. One thread at a
+    // time, so the runtime's exclusivity check (five per lazy `await`) is off.
+    @usableFromInline @exclusivity(unchecked) var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)?
+    @usableFromInline @exclusivity(unchecked) var cancellation: CancelEffects?
+    @usableFromInline @exclusivity(unchecked) var adoption: AdoptionEffects<Value>?
 
     @inlinable init() {}
 }
