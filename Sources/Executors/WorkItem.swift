@@ -58,10 +58,15 @@ public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
 }
 
 /// A FIFO of work items linked through ``WorkItem/next``. Not thread-safe: its owner guards it.
+///
+/// The chain from `head` owns the items. `tail` is not retained: it is the last item of that
+/// chain, alive for as long as it is queued, and `nil` exactly when `head` is. Items move in and
+/// out without retain or release traffic beyond the one reference the queue holds (every hop to a
+/// context goes through one of these).
 @usableFromInline
 package struct WorkQueue {
     private var head: WorkItem?
-    private var tail: WorkItem?
+    private var tail: Unmanaged<WorkItem>?
     package private(set) var count = 0
 
     @usableFromInline package init() {}
@@ -71,18 +76,22 @@ package struct WorkQueue {
     @usableFromInline
     package mutating func append(_ item: WorkItem) {
         item.next = nil
-        if let tail { tail.next = item } else { head = item }
-        tail = item
+        let last = Unmanaged.passUnretained(item)
+        if let tail {
+            tail._withUnsafeGuaranteedRef { $0.next = item }
+        } else {
+            head = item
+        }
+        tail = last
         count += 1
     }
 
     package func peek() -> WorkItem? { head }
 
     package mutating func popFirst() -> WorkItem? {
-        guard let item = head else { return nil }
-        head = item.next
+        guard let item = head.take() else { return nil }
+        head = item.next.take()
         if head == nil { tail = nil }
-        item.next = nil
         count -= 1
         return item
     }
@@ -94,7 +103,9 @@ package struct WorkQueue {
         while let node = current {
             if node === item {
                 if let previous { previous.next = node.next } else { head = node.next }
-                if tail === node { tail = previous }
+                if tail?.toOpaque() == Unmanaged.passUnretained(node).toOpaque() {
+                    tail = previous.map { Unmanaged.passUnretained($0) }
+                }
                 node.next = nil
                 count -= 1
                 return true
