@@ -16,6 +16,6 @@ public final class InlineContext: ExecutionContext {
 
     /// Runs `item` on the calling thread, now or right after the inline work already running here.
     public func submit(_ item: WorkItem) {
-        ThreadState.current.runInline(item)
+        ThreadState.withCurrent { $0.runInline(item) }
     }
 }

@@ -35,6 +35,17 @@ package final class ThreadState {
         return makeCurrent()
     }
 
+    /// Calls `body` with the state of the calling thread, without retaining it: the thread's
+    /// key holds the state until the thread exits, which cannot happen during `body`. The
+    /// paths every handler takes use this (a retain and a release each, otherwise).
+    @inline(__always)
+    package static func withCurrent<Result>(_ body: (ThreadState) -> Result) -> Result {
+        if let raw = pthread_getspecific(threadStateKey) {
+            return Unmanaged<ThreadState>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+        }
+        return body(makeCurrent())
+    }
+
     @inline(never)
     private static func makeCurrent() -> ThreadState {
         let state = ThreadState()
@@ -86,7 +97,7 @@ package final class ThreadState {
 /// it returns, in order, in constant stack.
 @usableFromInline
 package func withInlineBatch(_ body: () -> Void) {
-    ThreadState.current.batchingInline(body)
+    ThreadState.withCurrent { $0.batchingInline(body) }
 }
 
 /// Records that this thread now holds the gate of the state actor `identity`; returns the

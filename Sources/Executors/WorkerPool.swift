@@ -37,11 +37,12 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
 
     /// Schedules `item` on one of the pool's threads.
     public func submit(_ item: WorkItem) {
-        let thread = ThreadState.current
-        if thread.pool === self, thread.nextSlot == nil {
+        let handedOn = ThreadState.withCurrent { thread in
+            guard thread.pool === self, thread.nextSlot == nil else { return false }
             thread.nextSlot = item
-            return
+            return true
         }
+        if handedOn { return }
         lock.lock()
         queue.append(item)
         let wake = idleThreads > wakesInFlight

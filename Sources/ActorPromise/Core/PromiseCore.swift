@@ -55,7 +55,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         // graveyard. Should the other holders let go meanwhile, the parent is freed inside this
         // deinit and buries its own parent in turn: one level of stack, not a chain.
         guard isKnownUniquelyReferenced(&slot) else { return }
-        ThreadState.current.bury(&slot)
+        ThreadState.withCurrent { $0.bury(&slot) }
     }
 
     // MARK: Executor
