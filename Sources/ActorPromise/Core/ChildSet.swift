@@ -25,7 +25,7 @@ struct ChildSet {
     /// Adds `child`; adding a child that is already in the set does nothing. One probe: the run
     /// from `child`'s home slot either holds it or ends at the free slot it goes to. (The table
     /// may grow first for a child that turns out to be there already; that is harmless.)
-    mutating func insert(_ child: any PromiseNode) {
+    mutating func insert(_ child: consuming any PromiseNode) {
         let full = table.withUnsafeMutablePointerToHeader { ($0.pointee.count + 1) * 2 > $0.pointee.slotCount }
         if full { grow() }
         table.withUnsafeMutablePointers { header, slots in

@@ -101,7 +101,7 @@ struct ObserverList<Value: Sendable>: Sendable {
     @inlinable var isEmpty: Bool { first == nil }
 
     @inlinable
-    mutating func append(_ observer: Observer<Value>) {
+    mutating func append(_ observer: consuming Observer<Value>) {
         if first == nil { first = observer } else { rest.append(observer) }
     }
 

@@ -133,7 +133,7 @@ extension PromiseCore {
     /// Applies `op` to the state. Only called with the gate held, which is what makes this
     /// thread the actor's executor for the moment.
     @inlinable @inline(__always)
-    nonisolated func applyHoldingGate(_ op: PromiseOp<Value>) -> PromiseEffects<Value> {
+    nonisolated func applyHoldingGate(_ op: consuming PromiseOp<Value>) -> PromiseEffects<Value> {
         #if DEBUG
         // Debug builds prove the isolation on every operation: the runtime asks
         // `isIsolatingCurrentContext`, which answers from the thread's gate record.
@@ -149,8 +149,12 @@ extension PromiseCore {
     /// - Returns: The effects of `op` when it was applied now (the caller carries them out);
     ///   `nil` when it was parked (the thread inside carries them out).
     @inlinable
-    nonisolated func perform(_ op: PromiseOp<Value>) -> PromiseEffects<Value>? {
-        guard gate.tryEnter() || gate.enterOrPark(ParkedValueOp(self, op)) else { return nil }
+    nonisolated func perform(_ op: consuming PromiseOp<Value>) -> PromiseEffects<Value>? {
+        // `op` is consumed by the transition, which moves its observer and child into the state
+        // instead of copying them (a retain and a release each); parking keeps a copy.
+        if !gate.tryEnter() {
+            guard gate.enterOrPark(ParkedValueOp(self, copy op)) else { return nil }
+        }
         let outer = recordIsolation()
         let effects = applyHoldingGate(op)
         gate.leave(restoring: outer)
@@ -159,7 +163,7 @@ extension PromiseCore {
 
     /// Applies `op` and carries out its effects.
     @inlinable
-    nonisolated func send(_ op: PromiseOp<Value>) {
+    nonisolated func send(_ op: consuming PromiseOp<Value>) {
         if let effects = perform(op) { carryOut(effects) }
     }
 

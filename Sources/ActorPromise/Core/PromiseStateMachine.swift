@@ -223,8 +223,8 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     @inlinable
-    mutating func apply(_ op: PromiseOp<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
-        var effects = switch op {
+    mutating func apply(_ op: consuming PromiseOp<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
+        var effects = switch consume op {
         case .settle(let outcome): settle(outcome, tree: &tree)
         case .register(let observer, let child, let dependent): register(observer, child: child, dependent: dependent, tree: &tree)
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
@@ -258,7 +258,7 @@ struct PromiseStateMachine<Value: Sendable> {
 
     @inlinable
     mutating func register(
-        _ observer: Observer<Value>?, child: (any PromiseNode)?, dependent: Bool, tree: inout TreeState
+        _ observer: consuming Observer<Value>?, child: consuming (any PromiseNode)?, dependent: Bool, tree: inout TreeState
     ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         effects.reattach = tree.add(child: child, dependent: dependent)

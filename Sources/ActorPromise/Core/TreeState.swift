@@ -61,7 +61,7 @@ struct TreeState {
     @inlinable var hasNoChildren: Bool { firstChild == nil && rare?.moreChildren == nil }
 
     @inlinable
-    mutating func insertChild(_ child: any PromiseNode) {
+    mutating func insertChild(_ child: consuming any PromiseNode) {
         if firstChild == nil {
             firstChild = child
         } else {
@@ -70,7 +70,7 @@ struct TreeState {
     }
 
     @usableFromInline
-    mutating func insertMoreChild(_ child: any PromiseNode) {
+    mutating func insertMoreChild(_ child: consuming any PromiseNode) {
         let box = rare ?? adoptionLock.withLock { rareHoldingLock() }
         if box.moreChildren == nil { box.moreChildren = ChildSet() }
         box.moreChildren!.insert(child)
@@ -97,7 +97,7 @@ struct TreeState {
     /// Records a new child (and/or dependent). Returns whether this node had been done and must
     /// register with its own parent again.
     @inlinable
-    mutating func add(child: (any PromiseNode)?, dependent: Bool) -> Bool {
+    mutating func add(child: consuming (any PromiseNode)?, dependent: Bool) -> Bool {
         if dependent { dependents += 1 }
         guard let child else { return false }
         insertChild(child)
