@@ -29,13 +29,8 @@ struct ChildSet {
         let full = table.withUnsafeMutablePointerToHeader { ($0.pointee.count + 1) * 2 > $0.pointee.slotCount }
         if full { grow() }
         table.withUnsafeMutablePointers { header, slots in
-            let mask = header.pointee.slotCount - 1
-            let id = ObjectIdentifier(child)
-            var index = home(of: id, mask: mask)
-            while let node = slots[index] {
-                if ObjectIdentifier(node) == id { return }
-                index = (index + 1) & mask
-            }
+            let (index, found) = probe(for: ObjectIdentifier(child), in: slots, mask: header.pointee.slotCount - 1)
+            guard !found else { return }
             slots[index] = child
             header.pointee.count += 1
         }
@@ -45,12 +40,9 @@ struct ChildSet {
     mutating func remove(_ id: ObjectIdentifier) {
         table.withUnsafeMutablePointers { header, slots in
             let mask = header.pointee.slotCount - 1
-            var hole = home(of: id, mask: mask)
-            while true {
-                guard let node = slots[hole] else { return }
-                if ObjectIdentifier(node) == id { break }
-                hole = (hole + 1) & mask
-            }
+            let probed = probe(for: id, in: slots, mask: mask)
+            guard probed.found else { return }
+            var hole = probed.index
             slots[hole] = nil
             header.pointee.count -= 1
             // Close the gap: a later node of the same probe run moves back into the hole when the
@@ -94,6 +86,20 @@ struct ChildSet {
         }
         table = bigger
     }
+}
+
+/// Follows the probe run of `id`: the slot holding it (`found`), or the free slot that ends the
+/// run, where it would go.
+@inline(__always)
+private func probe(
+    for id: ObjectIdentifier, in slots: UnsafeMutablePointer<(any PromiseNode)?>, mask: Int
+) -> (index: Int, found: Bool) {
+    var index = home(of: id, mask: mask)
+    while let node = slots[index] {
+        if ObjectIdentifier(node) == id { return (index, true) }
+        index = (index + 1) & mask
+    }
+    return (index, false)
 }
 
 /// The slot where a search for `id` starts (Fibonacci hashing of the address).
