@@ -116,7 +116,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     nonisolated func continueTree(after op: TreeOp, result: Bool) {
         guard result else { return }
         switch op {
-        case .childDone: reportDoneUpward(from: self)
+        case .childDone: reportDone()
         case .reattach: reattachUpward(from: self)
         case .dependentCancelled: cancelTree(self, reason: nil)
         case .adopting, .job: break
