@@ -26,14 +26,9 @@ package final class ThreadState {
 
     private init() {}
 
-    /// The state of the calling thread.
+    /// The state of the calling thread (retained; hot paths use ``withCurrent(_:)``).
     @inline(__always)
-    package static var current: ThreadState {
-        if let raw = pthread_getspecific(threadStateKey) {
-            return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
-        }
-        return makeCurrent()
-    }
+    package static var current: ThreadState { withCurrent { $0 } }
 
     /// Calls `body` with the state of the calling thread, without retaining it: the thread's
     /// key holds the state until the thread exits, which cannot happen during `body`. The
