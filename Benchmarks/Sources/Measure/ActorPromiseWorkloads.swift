@@ -1,4 +1,5 @@
 import ActorPromise
+import Synchronization
 import Dispatch
 
 enum ActorPromiseWorkloads {
@@ -106,5 +107,26 @@ enum ActorPromiseWorkloads {
             WorkerPool.global.submit(ClosureWorkItem { for resolver in second { resolver.fulfill(1) } })
             done.wait()
         }
+    }
+}
+
+extension ActorPromiseWorkloads {
+    /// A recursive loop written with promises (`step().then { loop(n - 1) }`, each step a job on
+    /// the pool): resident bytes per iteration, measured at the loop's deepest point, when every
+    /// level above it is still pending.
+    static func recursiveLoopBytes(iterations: Int) -> Int {
+        let before = heapInUse()
+        let deepest = Atomic<Int>(0)
+        @Sendable func loop(_ remaining: Int) -> Promise<Int> {
+            if remaining == 0 {
+                deepest.store(heapInUse(), ordering: .relaxed)
+                return Promise(value: 0)
+            }
+            return Promise<Int> { $0.fulfill(remaining) }.then { loop($0 - 1) }
+        }
+        let done = DispatchSemaphore(value: 0)
+        loop(iterations).then(on: .inline) { _ in done.signal() }
+        done.wait()
+        return (deepest.load(ordering: .relaxed) - before) / iterations
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The reference: SwiftNIO futures on their own event loop, the way NIO is meant to be used.
 enum NIOWorkloads {
@@ -91,5 +92,24 @@ enum NIOWorkloads {
             for (promise, _) in keep { promise.succeed(0) }
             return (after - before) / count
         }.wait()
+    }
+}
+
+extension NIOWorkloads {
+    /// The recursive-loop peer: `loop.submit { n }.flatMap { loop(n - 1) }`, resident bytes per
+    /// iteration at the deepest point.
+    static func recursiveLoopBytes(iterations: Int) -> Int {
+        let eventLoop = group.next()
+        let before = heapInUse()
+        let deepest = Atomic<Int>(0)
+        @Sendable func loop(_ remaining: Int) -> EventLoopFuture<Int> {
+            if remaining == 0 {
+                deepest.store(heapInUse(), ordering: .relaxed)
+                return eventLoop.makeSucceededFuture(0)
+            }
+            return eventLoop.submit { remaining }.flatMap { loop($0 - 1) }
+        }
+        _ = try! loop(iterations).wait()
+        return (deepest.load(ordering: .relaxed) - before) / iterations
     }
 }

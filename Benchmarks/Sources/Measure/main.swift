@@ -5,7 +5,8 @@
 //   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w2 (1,000-handler fan-out)
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
-//             w7 (serial-queue hop)   w4 (`all` of 10,000 promises fulfilled from two threads)
+//             w7 (serial-queue hop)   loop (resident bytes per pending iteration of a recursive loop)
+//             w4 (`all` of 10,000 promises fulfilled from two threads)
 //             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
@@ -50,6 +51,8 @@ case ("w5x", "checked-continuation"): runAsync { await AwaitWorkloads.checkedCon
 case ("w5x", "task"): runAsync { await AwaitWorkloads.taskValue(iterations: iterations) }
 case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
+case ("loop", "actorpromise"): print(ActorPromiseWorkloads.recursiveLoopBytes(iterations: iterations))
+case ("loop", "nio"): print(NIOWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case (let pool, _) where pool.hasPrefix("pool"):
