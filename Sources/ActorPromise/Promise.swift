@@ -99,13 +99,13 @@ public struct Promise<Value: Sendable>: Sendable {
     // MARK: State snapshots
 
     /// Whether the promise is still pending. A snapshot: it may change right after you read it.
-    public var isPending: Bool { core.inspected().isSettled == false }
+    public var isPending: Bool { core.isSettled == false }
 
     /// Whether the promise has been fulfilled (a snapshot).
-    public var isFulfilled: Bool { if case .success = core.inspected().settledOutcome { true } else { false } }
+    public var isFulfilled: Bool { if case .success = core.settledOutcome { true } else { false } }
 
     /// Whether the promise has been rejected, cancellation included (a snapshot).
-    public var isRejected: Bool { if case .failure = core.inspected().settledOutcome { true } else { false } }
+    public var isRejected: Bool { if case .failure = core.settledOutcome { true } else { false } }
 
     /// Whether `cancel` has reached this promise, directly or from an ancestor (a snapshot).
     ///
@@ -114,7 +114,7 @@ public struct Promise<Value: Sendable>: Sendable {
     public var isCancelled: Bool { core.isCancelled }
 
     /// The outcome, or `nil` while pending (a snapshot).
-    public var result: Result<Value, any Error>? { core.inspected().settledOutcome }
+    public var result: Result<Value, any Error>? { core.settledOutcome }
 }
 
 extension Promise where Value == Void {
@@ -135,7 +135,7 @@ extension Promise {
     /// and the child as a dependent, and returns the child.
     @inlinable @inline(__always)
     func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
-        let child = PromiseCore<Out>(PromiseStateMachine(isDerived: true), tracksInterest: core.tracksInterest, parent: core)
+        let child = PromiseCore<Out>(PromiseStateMachine(), tracksInterest: core.tracksInterest, parent: core)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
         return Promise<Out>(core: child)
     }

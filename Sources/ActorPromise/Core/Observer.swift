@@ -105,26 +105,6 @@ struct ObserverList<Value: Sendable>: Sendable {
         if first == nil { first = observer } else { rest.append(observer) }
     }
 
-    /// Every observer, in order.
-    @inlinable
-    var all: [Observer<Value>] {
-        guard let first else { return [] }
-        return [first] + rest
-    }
-
-    /// The promises these observers adopt into, if every observer is an adoption observer (and
-    /// there is at least one); `nil` otherwise.
-    @inlinable
-    func adoptionTargets() -> [PromiseCore<Value>]? {
-        guard let first else { return nil }
-        var targets: [PromiseCore<Value>] = []
-        for observer in CollectionOfOne(first) + rest {
-            guard let adopter = observer as? AdoptObserver<Value> else { return nil }
-            targets.append(adopter.target)
-        }
-        return targets
-    }
-
     /// Whether any observer runs on a context other than `.inline`.
     @inlinable
     var needsOrderedDelivery: Bool {

@@ -23,19 +23,11 @@ extension PromiseCore {
         if effects.reattach { reattachUpward(from: self) }
     }
 
-    /// Carries out what adoption decided: observing a source, handing adopters over to it, or
-    /// settling handed-off adopters directly.
+    /// Carries out what adoption decided: observing the source, or refusing it.
     @usableFromInline
     nonisolated func carryOut(_ adoption: AdoptionEffects<Value>) {
         if let source = adoption.subscribeTo {
             source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
-        }
-        if let source = adoption.source {
-            for observer in adoption.handOff { source.send(.register(observer: observer, child: nil, dependent: true)) }
-            for target in adoption.handOffTargets { _ = target.performTree(.adopting(source)) }
-        }
-        if !adoption.alsoSettle.isEmpty, let outcome = settledOutcome {
-            for target in adoption.alsoSettle { target.send(.settle(outcome)) }
         }
         if let unwanted = adoption.unwanted { unwanted.refuse() }
     }

@@ -119,7 +119,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         case .childDone: reportDone()
         case .reattach: reattachUpward(from: self)
         case .dependentCancelled: cancelTree(self, reason: nil)
-        case .adopting, .job: break
+        case .job: break
         }
     }
 
@@ -186,15 +186,7 @@ extension PromiseCore {
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }
-    @usableFromInline nonisolated var isPending: Bool { !inspected().isSettled }
-
-    /// Returns `self` after making sure a forwarding promise observes its source, so that its
-    /// snapshots are up to date (see `PromiseStateMachine.follow`).
-    @usableFromInline
-    nonisolated func inspected() -> PromiseCore {
-        if flags.load(ordering: .acquiring) & 4 != 0 { send(.subscribe) }
-        return self
-    }
+    @usableFromInline nonisolated var isPending: Bool { !isSettled }
     @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
     /// Whether the promise was cancelled while pending. Final once true, so safe to act on
     /// without the gate.
@@ -215,6 +207,6 @@ extension PromiseCore {
 
     @usableFromInline
     nonisolated var anyOutcome: Outcome<any Sendable>? {
-        inspected().settledOutcome.map { $0.map { $0 as any Sendable } }
+        settledOutcome.map { $0.map { $0 as any Sendable } }
     }
 }

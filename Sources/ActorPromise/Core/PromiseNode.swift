@@ -34,8 +34,6 @@ enum TreeOp: Sendable {
     case reattach(any PromiseNode)
     /// A dependent was cancelled. Result: this promise should cancel itself (interest, R7).
     case dependentCancelled
-    /// The promise now follows `node` (adoption); cancelling it tells `node` of lost interest.
-    case adopting(any PromiseNode)
     /// A job of async code isolated to the state actor.
     case job(UnownedJob)
 }

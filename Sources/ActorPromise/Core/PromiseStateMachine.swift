@@ -8,8 +8,6 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case onCancel(@Sendable () -> Void)
     /// Follow `source` (adoption); `follower` is the identity of the promise that follows.
     case follow(PromiseCore<Value>, follower: ObjectIdentifier)
-    /// A forwarding promise is being looked at: subscribe it to its source.
-    case subscribe
     /// A delivery of observers has run (R2); observers registered meanwhile are delivered now.
     case endDelivery
 }
@@ -32,8 +30,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     /// What else to do, as bits (see the accessors below): one field, not four, keeps the
     /// struct small enough to travel in registers.
     @usableFromInline var marks: UInt8 = 0
-    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 4 forwarding,
-    /// 8 cancelled while pending (final: such a promise never changes again).
+    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 8 cancelled while
+    /// pending (final: such a promise never changes again).
     @usableFromInline var flags: UInt8 = 0
 
     /// Whether this transition settled the promise.
@@ -121,45 +119,19 @@ final class CancelEffects: Sendable {
     }
 }
 
-/// What adoption decided (see ``PromiseStateMachine/follow(_:tree:)``).
+/// What adoption decided (see ``PromiseStateMachine/follow(_:follower:tree:)``).
 @usableFromInline
 final class AdoptionEffects<Value: Sendable>: Sendable {
-    /// A source this promise must observe to settle itself.
+    /// The source this promise must observe to settle itself.
     @usableFromInline let subscribeTo: PromiseCore<Value>?
-    /// Adoption observers handed to `source`, and the promises they settle.
-    @usableFromInline let handOff: [Observer<Value>]
-    @usableFromInline let handOffTargets: [PromiseCore<Value>]
-    @usableFromInline let source: PromiseCore<Value>?
-    /// Promises to settle directly with this one's outcome (handed-off adopters of a forwarding
-    /// promise that settles by cancellation or by observing its source).
-    @usableFromInline let alsoSettle: [PromiseCore<Value>]
     /// A promise returned to this one after it was cancelled: it gains and at once loses this
     /// promise as a dependent, so that its work stops unless somebody else waits for it (B7).
     @usableFromInline let unwanted: PromiseCore<Value>?
 
     @usableFromInline
-    init(subscribeTo: PromiseCore<Value>? = nil, handOff: [Observer<Value>] = [], handOffTargets: [PromiseCore<Value>] = [],
-         source: PromiseCore<Value>? = nil, alsoSettle: [PromiseCore<Value>] = [], unwanted: PromiseCore<Value>? = nil) {
+    init(subscribeTo: PromiseCore<Value>? = nil, unwanted: PromiseCore<Value>? = nil) {
         self.subscribeTo = subscribeTo
-        self.handOff = handOff
-        self.handOffTargets = handOffTargets
-        self.source = source
-        self.alsoSettle = alsoSettle
         self.unwanted = unwanted
-    }
-}
-
-/// The state of a promise that forwards to its adoptee (see ``PromiseStateMachine/follow(_:tree:)``).
-@usableFromInline
-final class Forwarding<Value: Sendable>: @unchecked Sendable {
-    // Safety: only touched under the owning state actor's gate.
-    @usableFromInline let source: PromiseCore<Value>
-    @usableFromInline var handedOff: [PromiseCore<Value>]
-
-    @usableFromInline
-    init(source: PromiseCore<Value>, handedOff: [PromiseCore<Value>]) {
-        self.source = source
-        self.handedOff = handedOff
     }
 }
 
@@ -177,16 +149,13 @@ final class Forwarding<Value: Sendable>: @unchecked Sendable {
 @usableFromInline
 struct PromiseStateMachine<Value: Sendable> {
     /// What the promise does at a moment of its life other than settling. At most one at a time:
-    /// a lazy body exists only until the first observer, a cancellation handler only on a promise
-    /// with a resolver, and only a derived promise — which has no resolver — forwards.
+    /// a lazy body exists only until the first observer, and a lazy promise's resolver is made
+    /// for its body, after any `onCancel` could have been registered.
     @usableFromInline
     enum Hook {
         case none
         case lazy(@Sendable (Resolver<Value>) throws -> Void)
         case onCancel(@Sendable () -> Void)
-        /// The promise forwards (see ``follow(_:tree:)``): the source it follows without observing
-        /// it yet, and the adopters whose observers it handed to that source.
-        case forwarding(Forwarding<Value>)
     }
 
     // The fields are declared in this order so that the bytes after `hook`'s tag are not wasted
@@ -197,29 +166,12 @@ struct PromiseStateMachine<Value: Sendable> {
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
     /// registered after settlement wait in `observers` until it ends.
     @usableFromInline var isDelivering = false
-    /// Whether only its link settles it (a promise derived by an operator): the condition for
-    /// forwarding, see ``follow(_:tree:)``.
-    @usableFromInline let isDerived: Bool
     @usableFromInline var outcome: Outcome<Value>?
 
-    /// Set while the promise forwards; kept in `hook`.
     @inlinable
-    var forwarding: Forwarding<Value>? {
-        get { if case .forwarding(let forwarding) = hook { forwarding } else { nil } }
-        set {
-            if let newValue {
-                hook = .forwarding(newValue)
-            } else if case .forwarding = hook {
-                hook = .none
-            }
-        }
-    }
-
-    @inlinable
-    init(outcome: Outcome<Value>? = nil, hook: Hook = .none, isDerived: Bool = false) {
+    init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {
         self.outcome = outcome
         self.hook = hook
-        self.isDerived = isDerived
     }
 
     @inlinable
@@ -230,11 +182,9 @@ struct PromiseStateMachine<Value: Sendable> {
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
         case .onCancel(let handler): onCancel(handler)
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
-        case .subscribe: subscribe()
         case .endDelivery: endDelivery()
         }
-        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (forwarding != nil ? 4 : 0)
-            | (cancelledWhilePending ? 8 : 0)
+        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (cancelledWhilePending ? 8 : 0)
         return effects
     }
 
@@ -247,11 +197,7 @@ struct PromiseStateMachine<Value: Sendable> {
         swap(&effects.observers, &observers)
         isDelivering = effects.observers.needsOrderedDelivery
         effects.holdsDelivery = isDelivering
-        let forwarding = self.forwarding
         hook = .none
-        if let forwarding {
-            effects.adoption = AdoptionEffects(alsoSettle: forwarding.handedOff)
-        }
         effects.reportDone = tree.settle()
         return effects
     }
@@ -276,10 +222,6 @@ struct PromiseStateMachine<Value: Sendable> {
             }
         } else {
             observers.append(observer)
-            if let forwarding {
-                self.forwarding = nil
-                effects.adoption = AdoptionEffects(subscribeTo: forwarding.source)
-            }
             if case .lazy(let body) = hook {
                 hook = .none
                 effects.lazyBody = body
@@ -288,14 +230,12 @@ struct PromiseStateMachine<Value: Sendable> {
         return effects
     }
 
-    /// Adoption: this promise will settle as `source` does.
+    /// Adoption: this promise will settle as `source` does, by observing it as a dependent.
     ///
-    /// Normally this promise observes `source`. But a derived promise whose only observers are
-    /// other promises adopting it (and that has no children) *forwards* instead: it hands those
-    /// adoption observers straight to `source` and stops being a link in the chain, so that a
-    /// recursive loop written with promises keeps one pending promise, not one per iteration. The
-    /// forwarding promise observes `source` later, as soon as anyone observes or inspects it; a
-    /// cancellation still reaches the adopters it handed off.
+    /// The follower stays an ordinary promise in every respect while it follows: it keeps its
+    /// place among its parent's children (so a cancel from above reaches it and, through it, the
+    /// promises that follow it, R5), it counts as one dependent of `source` and decides its own
+    /// interest (R7), and its outcome is `source`'s unless a cancel reached it first (R1).
     /// A promise cancelled before its handler returned `source` does not follow it; `source` is
     /// told that this promise does not want its value after all (B7).
     /// A source whose chain of adoptees leads back to this promise would make a cycle that never
@@ -313,27 +253,7 @@ struct PromiseStateMachine<Value: Sendable> {
         if let length = tree.startFollowing(source, follower: follower) {
             return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
         }
-        if isDerived, case .none = hook, tree.hasNoChildren,
-           let targets = observers.adoptionTargets() {
-            var handed = ObserverList<Value>()
-            swap(&handed, &observers)
-            effects.adoption = AdoptionEffects(handOff: handed.all, handOffTargets: targets, source: source)
-            forwarding = Forwarding(source: source, handedOff: targets)
-            effects.reportDone = tree.forwarded()
-        } else {
-            effects.adoption = AdoptionEffects(subscribeTo: source)
-        }
-        return effects
-    }
-
-    /// A forwarding promise is inspected: it starts observing its source.
-    @usableFromInline
-    mutating func subscribe() -> PromiseEffects<Value> {
-        var effects = PromiseEffects<Value>()
-        if let forwarding {
-            self.forwarding = nil
-            effects.adoption = AdoptionEffects(subscribeTo: forwarding.source)
-        }
+        effects.adoption = AdoptionEffects(subscribeTo: source)
         return effects
     }
 
@@ -376,8 +296,7 @@ struct PromiseStateMachine<Value: Sendable> {
     mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         if outcome == nil {
-            // Only a promise with a resolver gets a handler, and such a promise never forwards.
-            if forwarding == nil { hook = .onCancel(handler) }
+            hook = .onCancel(handler)
         } else if cancelledWhilePending {
             effects.cancellation = CancelEffects(handler: handler)
         }

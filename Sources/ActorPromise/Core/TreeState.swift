@@ -16,8 +16,6 @@ struct TreeState {
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
-    /// Whether the promise forwards to its adoptee (see `PromiseStateMachine.follow`).
-    @usableFromInline var isForwarding = false
     @usableFromInline let tracksInterest: Bool
     @usableFromInline var dependents: UInt32 = 0
     @usableFromInline var cancelledDependents: UInt32 = 0
@@ -138,22 +136,12 @@ struct TreeState {
         return true
     }
 
-    /// Records that the promise forwards to another (it will never need its children list for its
-    /// own sake). Returns whether this node is now done.
-    @inlinable
-    mutating func forwarded() -> Bool {
-        isForwarding = true
-        guard hasNoChildren, !isDone else { return false }
-        isDone = true
-        return true
-    }
-
     /// Applies a tree operation; see ``TreeOp`` for what the result means.
     mutating func apply(_ op: TreeOp) -> Bool {
         switch op {
         case .childDone(let id):
             removeChild(id)
-            guard isSettled || isForwarding, hasNoChildren, !isDone else { return false }
+            guard isSettled, hasNoChildren, !isDone else { return false }
             isDone = true
             return true
         case .reattach(let child):
@@ -161,9 +149,6 @@ struct TreeState {
         case .dependentCancelled:
             cancelledDependents += 1
             return tracksInterest && !isSettled && cancelledDependents >= dependents
-        case .adopting(let node):
-            if !isSettled { adoptionLock.withLock { setAdopteeHoldingLock(node) } }
-            return false
         case .job:
             return false
         }
