@@ -191,14 +191,17 @@ struct CrossExecutorDependencyTests {
 struct RunLoopLifetimeTests {
     @Test("L3 a released run-loop thread runs what was queued, then its thread exits")
     func releasedLoopDrainsAndExits() async throws {
-        let before = threadCount()
-        let done = Countdown(50 * 3)
-        for index in 0..<50 {
-            let loop = RunLoopThread(name: "released\(index)")
-            for _ in 0..<3 { loop.async { done.tick() } }
+        // The thread count is process-wide: no other thread-starting test runs meanwhile.
+        try await MemoryHeavy.exclusively { () async throws in
+            let before = threadCount()
+            let done = Countdown(50 * 3)
+            for index in 0..<50 {
+                let loop = RunLoopThread(name: "released\(index)")
+                for _ in 0..<3 { loop.async { done.tick() } }
+            }
+            try await done.wait()
+            #expect(await threadCount(settlesAtMost: before + 8), "50 released loops left their threads running")
         }
-        try await done.wait()
-        #expect(await threadCount(settlesAtMost: before + 8), "50 released loops left their threads running")
     }
 
     @Test("L3 a program-driven loop released with handlers queued rejects them as abandoned")

@@ -37,8 +37,9 @@ func currentThreadID() -> UInt {
     UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(Unmanaged.passUnretained(ThreadState.current).toOpaque())))
 }
 
-/// Tests that allocate hundreds of megabytes run one at a time through this lock, so that the soak
-/// test, which measures resident memory, never runs beside them.
+/// Tests that allocate hundreds of megabytes, or start threads, run one at a time through this
+/// lock, so that the tests that measure resident memory or count the process's threads (the soak
+/// test, L3) never run beside them.
 actor MemoryHeavy {
     private static let shared = MemoryHeavy()
     private var busy = false
