@@ -6,22 +6,35 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// One import gives the whole API: the `ActorPromise` module holds the promises
+// (`Sources/ActorPromise`) and the async/await and callback bridge (`Sources/Bridge`), and
+// re-exports the execution contexts (`Sources/Executors`, module `ActorPromiseExecutors`, a name
+// that cannot clash with a module of the user's).
 let package = Package(
     name: "ActorPromise",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
-        .library(name: "ActorPromise", targets: ["ActorPromise", "Executors", "Bridge"]),
+        .library(name: "ActorPromise", targets: ["ActorPromise"]),
     ],
     targets: [
-        .target(name: "Executors", path: "Sources/Executors", swiftSettings: strict),
-        .target(name: "ActorPromise", dependencies: ["Executors"], path: "Sources/ActorPromise", swiftSettings: strict),
-        .target(name: "Bridge", dependencies: ["ActorPromise", "Executors"], path: "Sources/Bridge", swiftSettings: strict),
-        .executableTarget(name: "Demo", dependencies: ["Bridge"], path: "Examples/Demo", swiftSettings: strict),
+        .target(name: "ActorPromiseExecutors", path: "Sources/Executors", swiftSettings: strict),
+        .target(
+            name: "ActorPromise",
+            dependencies: ["ActorPromiseExecutors"],
+            path: "Sources",
+            exclude: ["Executors"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "Demo", dependencies: ["ActorPromise"], path: "Examples/Demo",
+            swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "ActorPromiseTests",
-            dependencies: ["ActorPromise", "Executors", "Bridge"],
+            dependencies: ["ActorPromise"],
             path: "Tests/ActorPromiseTests",
-            swiftSettings: strict
+            // Each file sees only what it imports, so `OneImportTests` proves `import ActorPromise`.
+            swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
     ]
 )

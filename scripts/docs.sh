@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the DocC catalog (Sources/ActorPromise/ActorPromise.docc) with the toolchain's own `docc`,
-# over the symbol graphs of all three modules; warnings (a broken link, an unknown symbol) are
+# over the symbol graphs of both library modules (ActorPromise and the contexts it re-exports); warnings (a broken link, an unknown symbol) are
 # errors. The site lands in .build-docs/ActorPromise.doccarchive.
 #
 #   scripts/docs.sh
@@ -13,7 +13,7 @@ GRAPHS="$SCRATCH/symbol-graphs"
 swift package --scratch-path "$SCRATCH" dump-symbol-graph --minimum-access-level public >/dev/null 2>&1 || true
 rm -rf "$GRAPHS" && mkdir -p "$GRAPHS"
 # Only the library's own modules (the dump also holds the demo's and the tests').
-for module in ActorPromise Executors Bridge; do
+for module in ActorPromise ActorPromiseExecutors; do
     cp "$SCRATCH"/*/symbolgraph/"$module"*.symbols.json "$GRAPHS"/
 done
 docc convert Sources/ActorPromise/ActorPromise.docc \

@@ -1,6 +1,6 @@
 // A tour of ActorPromise: a chain whose error is caught, a branch that is cancelled while its
 // sibling carries on, and handlers on two execution contexts.
-import Bridge
+import ActorPromise
 import Dispatch
 
 struct OutOfStock: Error, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 /// An actor that says which library context its executor runs on, so that handlers isolated to
 /// it (`then(isolatedTo:)`) run there directly — in registration order, with no `Task` per

@@ -80,8 +80,11 @@ public struct Promise<Value: Sendable>: Sendable {
         Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest))
     }
 
+    // Disfavored: a trailing closure can bind to a parameter of generic type, and without this
+    // `Promise { try await work() }` picks this initializer (with `Value` a function type, which is
+    // not `Sendable`) over the async-closure one.
     /// Creates a promise that is already fulfilled with `value`.
-    @inlinable
+    @inlinable @_disfavoredOverload
     public init(value: Value) {
         core = PromiseCore(PromiseStateMachine(outcome: .success(value)))
     }

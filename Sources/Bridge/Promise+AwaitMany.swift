@@ -1,4 +1,3 @@
-import ActorPromise
 
 extension Promise {
     /// Awaits every promise and returns their values in input order.

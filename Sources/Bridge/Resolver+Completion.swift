@@ -1,4 +1,3 @@
-import ActorPromise
 
 extension Resolver {
     /// A completion handler of the `(Result<Value, E>) -> Void` shape that settles the promise (B4).

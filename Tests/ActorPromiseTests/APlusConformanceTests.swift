@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// Promises/A+ sections 2.1–2.3, as they translate to a typed Swift API (2.3.3's "thenables" are
 /// promises of this library: there is no untyped `then` to probe).

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("R8 abandonment, R10 lazy bodies")
 struct AbandonmentTests {

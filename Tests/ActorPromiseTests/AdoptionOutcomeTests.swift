@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 /// A promise that follows another (adoption) behaves as any other promise: same outcome, same
 /// interest, same cancellation reach. Each case below once gave another answer when the follower's

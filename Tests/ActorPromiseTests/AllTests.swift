@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("all, allSettled")
 struct AllTests {

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// A callback API for the tests: completes when told to, or never, or twice.
 final class FakeOperation: Sendable {

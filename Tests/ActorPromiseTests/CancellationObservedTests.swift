@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 /// Records, per observer, how often it ran and with which error, and lets a test wait for any
 /// set of observers to have run.

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 private func isCancellation(_ error: any Error) -> Bool { error.isCancellation }
 

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("E2 concurrent queue")
 struct ConcurrentQueueTests {

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 actor Counter {
     var value = 0

@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 @Suite("R13 adoption cycles are rejected")
 struct CycleTests {

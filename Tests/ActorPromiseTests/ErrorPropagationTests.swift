@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("R4 propagation, R12 ensure")
 struct ErrorPropagationTests {
@@ -37,12 +36,14 @@ struct ErrorPropagationTests {
         }
     }
 
-    @Test("R4 catch may also recover with a value or rethrow")
+    @Test("R4 catch ends a chain (Promise<Void>); recover replaces a rejection with a value or rethrows")
     func catchRecovers() async throws {
-        #expect(try await Promise<Int>(error: TestError()).catch { _ in 5 }.value == 5)
-        #expect(try await Promise(value: 2).catch { _ in 5 }.value == 2)
+        let ended: Promise<Void> = Promise<Int>(error: TestError()).catch { _ in }
+        try await ended.value
+        #expect(try await Promise<Int>(error: TestError()).recover { _ in 5 }.value == 5)
+        #expect(try await Promise(value: 2).recover { _ in 5 }.value == 2)
         await #expect(throws: TestError(id: 3)) {
-            try await Promise<Int>(error: TestError(id: 1)).catch { _ -> Int in throw TestError(id: 3) }.value
+            try await Promise<Int>(error: TestError(id: 1)).recover { _ -> Int in throw TestError(id: 3) }.value
         }
         try await Promise<Void>(error: TestError()).catch { _ in }.value
     }

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// A small deterministic generator, so a failing schedule can be replayed from its seed.
 struct SplitMix64: RandomNumberGenerator {

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("Executors under load")
 struct ExecutorStressTests {

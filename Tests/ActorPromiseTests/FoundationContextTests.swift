@@ -2,7 +2,6 @@ import Testing
 import Foundation
 import Dispatch
 import ActorPromise
-import Bridge
 
 @Suite("E6 Foundation queues as contexts")
 struct FoundationContextTests {

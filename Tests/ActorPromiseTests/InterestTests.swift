@@ -1,7 +1,6 @@
 import Testing
 import ActorPromise
-import Bridge
-import Executors
+import ActorPromiseExecutors
 
 /// A callback API whose requests run until they complete or are cancelled, wrapped the way the
 /// README shows: the body initializer and `resolver.onCancel`. Nothing here knows about interest

@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 /// An actor on a serial queue of its own that names it, as the docs show.
 actor Inventory: ContextIsolatedActor {

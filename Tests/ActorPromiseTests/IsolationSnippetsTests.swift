@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 // User snippets in Swift 6 mode, written where Swift 6 code lives (B6, R9). That this file
 // compiles is half the test; the tests below run each snippet once.

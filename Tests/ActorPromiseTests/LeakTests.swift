@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// An object whose release settles a promise, so a test can wait for the release itself.
 final class Tracked: Sendable {

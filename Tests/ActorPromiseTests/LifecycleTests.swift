@@ -1,7 +1,6 @@
 import Testing
 import Foundation
 import ActorPromise
-import Bridge
 
 /// A promise fulfilled once `count` calls of `tick()` have happened.
 final class Countdown: Sendable {

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// A view model as an app writes it: main-actor state, promise handlers that touch it.
 @MainActor

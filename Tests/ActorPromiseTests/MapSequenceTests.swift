@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("map over a sequence")
 struct MapSequenceTests {

@@ -2,8 +2,7 @@ import Testing
 import Dispatch
 import Foundation
 import ActorPromise
-import Bridge
-import Executors
+import ActorPromiseExecutors
 
 /// Randomized model-based test: seeded random promise graphs mixing every value operator, adoption
 /// (`flatMap` returning other promises of the graph, `resolve(with:)`), cancellation and interest,

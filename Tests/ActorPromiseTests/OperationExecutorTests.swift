@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("E3 operation executor")
 struct OperationExecutorTests {

@@ -1,7 +1,6 @@
 import Testing
 import Dispatch
 import ActorPromise
-import Bridge
 
 @Suite("R2 handlers of one promise run in registration order")
 struct OrderingTests {

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 actor LoopBound {
     let loop: RunLoopThread

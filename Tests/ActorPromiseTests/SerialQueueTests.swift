@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 /// An actor whose executor is a serial queue.
 actor Account {

@@ -1,7 +1,6 @@
 import Testing
 import Foundation
 import ActorPromise
-import Bridge
 
 /// Resident memory of this process, in bytes (Linux: /proc/self/statm).
 func residentBytes() -> Int {

@@ -1,6 +1,5 @@
 import Testing
 @testable import ActorPromise
-import Bridge
 
 /// A weak reference, to check that an object was freed.
 final class WeakReference: @unchecked Sendable {

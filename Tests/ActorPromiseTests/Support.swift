@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 import Dispatch
 import ActorPromise
 

@@ -1,6 +1,5 @@
 import Testing
 import ActorPromise
-import Bridge
 
 @Suite("R2 then, R3 results")
 struct ThenTests {

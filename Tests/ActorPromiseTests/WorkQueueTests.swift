@@ -1,5 +1,5 @@
 import Testing
-@testable import Executors
+@testable import ActorPromiseExecutors
 
 /// The intrusive FIFO every context queues its work in, against an array as a model.
 @Suite("Work queue")

@@ -1,5 +1,4 @@
 import ActorPromise
-import Bridge
 import Dispatch
 
 /// W5: awaiting a promise, against the continuation primitives it is built from.

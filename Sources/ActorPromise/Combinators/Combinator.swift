@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 /// Shared machinery of the collection combinators: a result promise, a lock, and the inputs.
 ///

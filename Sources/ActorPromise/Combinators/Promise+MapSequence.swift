@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 extension Promise {
     /// Maps every element to a promise, at most `maxConcurrency` at a time, and collects the

@@ -1,5 +1,5 @@
 import Synchronization
-import Executors
+import ActorPromiseExecutors
 
 /// The values of ``AwaitObserver``'s `phase`.
 @usableFromInline

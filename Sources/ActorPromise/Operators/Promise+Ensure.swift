@@ -29,7 +29,7 @@ extension Promise {
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the clean-up and returns a promise for its completion.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func ensureThen(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable () throws -> Promise<Void>

@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 /// Handlers isolated to the main actor (R9): `promise.then(on: .main) { value in self.title = … }`
 /// type-checks in `@MainActor` code and runs on the main actor, with no `Task` per handler.
@@ -9,9 +9,9 @@ import Executors
 /// with `MainActor.assumeIsolated`, which holds there. Handlers run only where you ask: there is
 /// no implicit inheritance of the caller's isolation; a handler without `on:` runs on the pool.
 ///
-/// One caveat of overload resolution: on a `Promise<Void>`, an unannotated closure given to
-/// `catch(on: .main)` also fits the value-returning `catch`, which Swift prefers; write
-/// `catch(on: .main) { @MainActor error in … }` there (the explicit form works everywhere).
+/// Every operator that takes a handler has such an overload, and the general ones (taking
+/// `any ExecutionContext`) are disfavored, so the unannotated form compiles on a `Promise<Void>`
+/// as on any other: `done.catch(on: .main) { error in self.title = "…" }`.
 extension Promise {
     /// Derives a promise from this one's value with a main-actor handler.
     ///
@@ -63,29 +63,38 @@ extension Promise {
     ///
     /// - Parameters:
     ///   - context: `.main`.
+    ///   - policy: Which rejections `body` sees; ``CatchPolicy/allErrorsExceptCancellation`` skips
+    ///     cancellation, which then passes on to the returned promise.
     ///   - body: Sees the error, isolated to the main actor; may throw another.
     /// - Returns: A promise fulfilled with `()` once handled, or if this promise was fulfilled.
     @discardableResult
     public func `catch`(
         on context: MainContext,
+        policy: CatchPolicy = .allErrors,
         _ body: @escaping @MainActor @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        self.catch(on: context as any ExecutionContext) { error in try MainActor.assumeIsolated { try body(error) } }
+        self.catch(on: context as any ExecutionContext, policy: policy) { error in
+            try MainActor.assumeIsolated { try body(error) }
+        }
     }
 
     /// Recovers from a rejection with a value computed on the main actor.
     ///
     /// - Parameters:
     ///   - context: `.main`.
+    ///   - policy: Which rejections `body` sees; ``CatchPolicy/allErrors`` by default.
     ///   - body: Maps the error (cancellation included) to a value, isolated to the main actor.
     /// - Returns: A promise with this promise's value, or `body`'s. A cancelled promise stays
     ///   cancelled whatever `body` returns (R5b).
     @discardableResult
     public func recover(
         on context: MainContext,
+        policy: CatchPolicy = .allErrors,
         _ body: @escaping @MainActor @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        recover(on: context as any ExecutionContext) { error in try MainActor.assumeIsolated { try body(error) } }
+        recover(on: context as any ExecutionContext, policy: policy) { error in
+            try MainActor.assumeIsolated { try body(error) }
+        }
     }
 
     /// Runs a main-actor clean-up on either outcome, cancellation included, and passes the outcome on.
@@ -115,5 +124,47 @@ extension Promise {
     ) -> Promise<Value> {
         tap(on: context as any ExecutionContext) { result in MainActor.assumeIsolated { body(result) } }
     }
-}
 
+    /// Maps the value on the main actor; the same as the value-returning `then(on:_:)`.
+    ///
+    /// - Parameters:
+    ///   - context: `.main`.
+    ///   - transform: Maps the value, isolated to the main actor; a thrown error rejects the result.
+    /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
+    @discardableResult
+    public func map<U: Sendable>(
+        on context: MainContext,
+        _ transform: @escaping @MainActor @Sendable (Value) throws -> U
+    ) -> Promise<U> {
+        map(on: context as any ExecutionContext) { value in try MainActor.assumeIsolated { try transform(value) } }
+    }
+
+    /// Maps the value to a promise on the main actor and follows it.
+    ///
+    /// - Parameters:
+    ///   - context: `.main`.
+    ///   - transform: Returns the promise to follow, isolated to the main actor.
+    /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
+    @discardableResult
+    public func flatMap<U: Sendable>(
+        on context: MainContext,
+        _ transform: @escaping @MainActor @Sendable (Value) throws -> Promise<U>
+    ) -> Promise<U> {
+        flatMap(on: context as any ExecutionContext) { value in try MainActor.assumeIsolated { try transform(value) } }
+    }
+
+    /// Starts asynchronous clean-up on the main actor whichever way this promise settles, and
+    /// waits for it before the chain continues (R12).
+    ///
+    /// - Parameters:
+    ///   - context: `.main`.
+    ///   - body: Starts the clean-up, isolated to the main actor, and returns its promise.
+    /// - Returns: A promise with this promise's outcome, or the clean-up's error if it failed.
+    @discardableResult
+    public func ensureThen(
+        on context: MainContext,
+        _ body: @escaping @MainActor @Sendable () throws -> Promise<Void>
+    ) -> Promise<Value> {
+        ensureThen(on: context as any ExecutionContext) { try MainActor.assumeIsolated { try body() } }
+    }
+}

@@ -165,7 +165,7 @@ extension Promise {
     }
 
     /// Maps the value; the same as `then(on:_:)`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func map<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ transform: @escaping @Sendable (Value) throws -> U
@@ -174,7 +174,7 @@ extension Promise {
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func flatMap<U: Sendable>(
         on context: any ExecutionContext = .global,
         _ transform: @escaping @Sendable (Value) throws -> Promise<U>

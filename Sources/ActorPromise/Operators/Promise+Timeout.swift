@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 extension Promise {
     /// A promise that settles like this promise, or is rejected with

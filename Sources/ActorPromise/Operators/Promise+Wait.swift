@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 extension Promise {
     /// Blocks the calling thread until the promise settles, and returns its value.

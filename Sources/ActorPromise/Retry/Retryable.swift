@@ -1,4 +1,4 @@
-import Executors
+import ActorPromiseExecutors
 
 /// Work that can be run again: a body that builds a fresh promise per run, with retry policies
 /// layered on top (R11).
