@@ -110,11 +110,12 @@ public struct Promise<Value: Sendable>: Sendable {
     /// Whether the promise has been rejected, cancellation included (a snapshot).
     public var isRejected: Bool { if case .failure = core.settledOutcome { true } else { false } }
 
-    /// Whether `cancel` has reached this promise, directly or from an ancestor (a snapshot).
+    /// Whether this promise is rejected with a cancellation error (a snapshot): it was cancelled
+    /// while pending, directly or from an ancestor, or it follows a promise that was.
     ///
-    /// A promise that had already settled keeps its outcome when cancelled, but still reports
-    /// `true` here and still forwards the cancellation to its children.
-    public var isCancelled: Bool { core.isCancelled }
+    /// A promise that had already settled keeps its outcome when cancelled (R1), so a fulfilled
+    /// promise reads `false` here even after `cancel()` — which still reaches its children.
+    public var isCancelled: Bool { if case .failure(let error)? = core.settledOutcome { error.isCancellation } else { false } }
 
     /// The outcome, or `nil` while pending (a snapshot).
     public var result: Result<Value, any Error>? { core.settledOutcome }

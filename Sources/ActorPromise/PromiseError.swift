@@ -54,6 +54,9 @@ public struct PromiseError: Error, CustomStringConvertible {
     public let reason: (any Error)?
     /// Where the abandoned promise was created (`#fileID:#line`), for ``Code/abandoned``.
     public let site: String?
+    /// Whether an ``Code/abandoned`` promise lost the handler that was to settle it (its context
+    /// dropped it) rather than its resolver; it only changes ``description``.
+    let handlerDropped: Bool
 
     /// Creates an error with the given code.
     ///
@@ -65,6 +68,21 @@ public struct PromiseError: Error, CustomStringConvertible {
         self.code = code
         self.reason = reason
         self.site = site
+        self.handlerDropped = false
+    }
+
+    /// An ``Code/abandoned`` error for a derived promise whose handler its execution context
+    /// dropped without running it (a run-loop thread that stopped, a context released with work
+    /// queued that discards it).
+    static func handlerDropped() -> PromiseError {
+        PromiseError(droppedHandler: ())
+    }
+
+    private init(droppedHandler: Void) {
+        self.code = .abandoned
+        self.reason = nil
+        self.site = nil
+        self.handlerDropped = true
     }
 
     /// A cancellation, with an optional reason.
@@ -78,6 +96,8 @@ public struct PromiseError: Error, CustomStringConvertible {
         case .cancelled:
             if let reason { return "PromiseError.cancelled (reason: \(reason))" }
             return "PromiseError.cancelled"
+        case .abandoned where handlerDropped:
+            return "PromiseError.abandoned: the handler that was to settle this promise was dropped by its execution context before it ran (a run-loop thread that stopped, or a context released with the handler queued), so the promise can never be resolved"
         case .abandoned:
             return "PromiseError.abandoned: the promise created at \(site ?? "an unknown site") can never be resolved; its resolver was released while it was pending"
         case .selfResolution:

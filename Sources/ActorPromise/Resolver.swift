@@ -64,8 +64,8 @@ public final class Resolver<Value: Sendable>: Sendable {
     public var promise: Promise<Value> { Promise(core: core) }
 
     /// Whether the promise has been cancelled (observers of a cancelled promise no longer want the
-    /// value, so long-running work may stop early).
-    public var isCancelled: Bool { core.isCancelled }
+    /// value, so long-running work may stop early). `false` once the promise settled otherwise.
+    public var isCancelled: Bool { if case .failure(let error)? = core.settledOutcome { error.isCancellation } else { false } }
 
     /// Whether the promise is still pending.
     public var isPending: Bool { core.isPending }

@@ -218,6 +218,8 @@ struct RunLoopLifetimeTests {
             return
         }
         #expect((error as? PromiseError)?.code == .abandoned)
+        #expect("\(error)".contains("handler that was to settle this promise was dropped"), "says what happened: \(error)")
+        #expect(!"\(error)".contains("resolver was released"))
     }
 }
 

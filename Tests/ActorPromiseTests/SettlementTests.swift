@@ -6,6 +6,8 @@ struct SettlementTests {
     @Test("R1 a promise settles once; later fulfil, reject and cancel are ignored")
     func settlesOnce() async throws {
         let (promise, resolver) = Promise<Int>.pending()
+        let (inner, _keep) = Promise<Int>.pending()
+        let child = promise.flatMap(on: .inline) { _ in inner }
         #expect(promise.isPending)
         resolver.fulfill(1)
         resolver.fulfill(2)
@@ -14,7 +16,9 @@ struct SettlementTests {
         #expect(try await promise.value == 1)
         #expect(promise.isFulfilled)
         #expect(!promise.isRejected)
-        #expect(promise.isCancelled, "cancel reached it, but the value stays")
+        #expect(!promise.isCancelled, "a fulfilled promise is not cancelled, whatever cancel() came later")
+        #expect(child.isCancelled, "the cancel still reached its pending child (R5)")
+        _ = _keep
     }
 
     @Test("R1 a rejected promise keeps its error")

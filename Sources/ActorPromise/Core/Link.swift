@@ -18,7 +18,7 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     /// A context dropped the handler without running it: the child can never be settled by it.
     override func discard() {
         detachSource()
-        child.send(.settle(.failure(PromiseError(.abandoned, site: "a handler dropped by its execution context"))))
+        child.send(.settle(.failure(PromiseError.handlerDropped())))
     }
 
     /// An operation queue cancelled the handler before it ran: the child is cancelled.

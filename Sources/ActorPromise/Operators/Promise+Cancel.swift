@@ -53,8 +53,11 @@ public struct AnyPromise: Sendable, Hashable {
     /// Whether the promise is still pending (a snapshot).
     public var isPending: Bool { node.isPending }
 
-    /// Whether `cancel` has reached the promise (a snapshot).
-    public var isCancelled: Bool { node.isCancelled }
+    /// Whether the promise is rejected with a cancellation error (a snapshot); see
+    /// ``Promise/isCancelled``.
+    public var isCancelled: Bool {
+        if case .failure(let error)? = node.anyOutcome { error.isCancellation } else { false }
+    }
 
     /// The outcome with the value erased, or `nil` while pending (a snapshot).
     public var result: Result<any Sendable, any Error>? { node.anyOutcome }
