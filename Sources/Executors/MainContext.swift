@@ -85,6 +85,31 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
         }
     }
 
+    /// Serves the main thread until `isDone` returns `true` or `deadline` (monotonic seconds)
+    /// passes: this context's handlers, and the main queue — main-actor jobs — through the main
+    /// run loop. Where the main queue cannot be served (the caller is itself a main-queue block)
+    /// the run loop returns at once and only this context's handlers run. Whoever makes `isDone`
+    /// true must call ``wakeMainThread()`` afterwards.
+    package func serveMainQueue(until isDone: () -> Bool, deadline: Double) {
+        while !isDone() {
+            let now = monotonicSeconds()
+            if now >= deadline { return }
+            // Handlers queued here first (without blocking), then one turn of the run loop, which
+            // sleeps until a main-queue block arrives — a main-actor job, a handler's own block, or
+            // the wake-up — for at most 50 ms, so a caller inside a main-queue block still polls.
+            if runHandlers(until: isDone, deadline: now) { return }
+            let turn = min(deadline - now, 0.05)
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: turn))
+        }
+    }
+
+    /// Wakes a main thread blocked in ``serveMainQueue(until:deadline:)`` or
+    /// ``runHandlers(until:deadline:)``.
+    package func wakeMainThread() {
+        wake()
+        DispatchQueue.main.async {}
+    }
+
     /// Drives the main queue from the main thread until `condition` returns `true`.
     ///
     /// - Parameters:

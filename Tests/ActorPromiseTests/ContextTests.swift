@@ -1,5 +1,6 @@
 import Testing
 import ActorPromise
+import Dispatch
 
 actor Counter {
     var value = 0
@@ -75,7 +76,7 @@ struct ContextTests {
 
 @Suite("E5 a blocking wait on the main thread")
 struct MainThreadWaitTests {
-    @Test("E5 wait() on the main thread runs main-context links of the chain instead of deadlocking")
+    @Test("E5 wait() in a main-queue block runs main-context links of the chain instead of deadlocking")
     func mainThreadWait() async throws {
         let (root, resolver) = Promise<Int>.pending()
         let chain = root.then { $0 + 1 }.then(on: .main) { value -> Int in
@@ -85,12 +86,25 @@ struct MainThreadWaitTests {
         WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
         // Exclusive: while it waits, the main thread runs other tests' main-context handlers too.
         let result = try await MainThreadExclusive.shared.run {
-            try await MainActor.run { () throws -> Int in
-                #expect(MainContext.isMainThread, "MainActor code should run on the main thread")
-                return try chain.wait(timeout: .seconds(30))
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                DispatchQueue.main.async {
+                    continuation.resume(with: Result { try chain.wait(timeout: .seconds(30)) })
+                }
             }
         }
         #expect(result == 22)
+    }
+
+    @Test("E5 wait() from main-actor async code throws wouldDeadlock at once instead of blocking the main actor")
+    @MainActor
+    func mainActorAsyncWait() async throws {
+        let mainActorWork = Promise { await MainActor.run { 42 } }
+        let start = ContinuousClock.now
+        #expect { try mainActorWork.wait(timeout: .seconds(30)) } throws: { error in
+            (error as? PromiseError)?.code == .wouldDeadlock && "\(error)".contains("main-actor async code")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5), "refused at once, not at the timeout")
+        #expect(try await mainActorWork.value == 42, "the work itself is not disturbed")
     }
 
     @Test("E5 wait() inside a main-context handler is refused and names the context")

@@ -7,10 +7,16 @@ extension Promise {
     /// needed by the library itself, and unavailable from `async` code: use `value` there.
     ///
     /// A blocking wait never deadlocks (E5):
-    /// - **On the main thread** it runs the handlers of the main context (`then(on: .main)`)
-    ///   while it waits, so a chain with main-context links completes. Main-*actor* jobs (tasks
-    ///   hopping to `MainActor`) are not run: a promise that needs one to settle would wait for
-    ///   the timeout; await it from async code instead.
+    /// - **On the main thread, from synchronous code** (a command-line program's top level, a
+    ///   callback) it serves the main queue while it waits: main-actor jobs (`MainActor.run`,
+    ///   `@MainActor` tasks) and main-context handlers (`then(on: .main)`) run, so a promise that
+    ///   needs them completes. Inside a block you posted to `DispatchQueue.main` yourself the main
+    ///   queue is busy with that block: main-context handlers still run, main-actor jobs wait
+    ///   until it returns.
+    /// - **On the main actor, from async code** (a `@MainActor` function called from a task,
+    ///   `MainActor.run`) the main actor is busy running the caller and cannot run anything the
+    ///   promise may need: it throws ``PromiseError/Code/wouldDeadlock`` at once (unless the
+    ///   promise is already settled). Use `try await promise.value` there.
     /// - **On a thread the settlement may need** — a `WorkerPool` thread, inside an item of a
     ///   `SerialQueue`, `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread`, inside a
     ///   main-context handler, or inside an inline handler — it throws ``PromiseError`` with code
@@ -32,13 +38,15 @@ extension Promise {
             throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
         }
         let onMain = MainContext.isMainThread
+        if onMain, withUnsafeCurrentTask(body: { $0 != nil }) {
+            throw PromiseError(.wouldDeadlock, site: "wait() called from main-actor async code (the main actor runs the caller; await the promise instead)")
+        }
         let waiter = Waiter<Value>(wakesMain: onMain)
         // The waiter counts as a dependent (R7): while it waits, the work is wanted.
         core.send(.register(observer: CallbackObserver.make { waiter.deliver($0) }, child: nil, dependent: true))
         let limit = timeout.map { max(0, seconds($0)) }
         if onMain {
-            let deadline = monotonicSeconds() + (limit ?? 1e12)
-            _ = MainContext.shared.runHandlers(until: { waiter.isDone }, deadline: deadline)
+            MainContext.shared.serveMainQueue(until: { waiter.isDone }, deadline: monotonicSeconds() + (limit ?? 1e12))
         }
         guard let outcome = waiter.take(timeout: onMain ? 0 : limit) else {
             // The waiter gives up: it no longer wants the value (B7).
@@ -74,7 +82,7 @@ private final class Waiter<Value: Sendable>: @unchecked Sendable {
     func deliver(_ outcome: Outcome<Value>) {
         lock.withLock { self.outcome = outcome }
         lock.broadcast()
-        if wakesMain { MainContext.shared.wake() }
+        if wakesMain { MainContext.shared.wakeMainThread() }
     }
 
     func take(timeout: Double?) -> Outcome<Value>? {
