@@ -1,0 +1,31 @@
+import ActorPromiseExecutors
+
+extension Promise {
+    /// A handle on this promise's outcome to keep and hand out later, whose takers cannot stop
+    /// the work by walking away (B7).
+    ///
+    /// A promise cancels itself, and so stops its work, once every promise derived from it has
+    /// been cancelled (interest, R7). That is right for a request one screen waits for, and wrong
+    /// for a result a cache keeps for whoever asks next: when today's only taker is cancelled, the
+    /// request would stop. Hand out `shared()` instead: the shared promise counts as one dependent
+    /// of this promise that never loses interest, and neither it nor the promises derived from it
+    /// cancel themselves. Its outcome is this promise's.
+    ///
+    /// ```swift
+    /// let avatar = loadAvatar(url).shared()   // kept in the cache
+    /// let shown = avatar.then(on: .main) { image in view.image = image }
+    /// shown.cancel()                          // the view went away: the download goes on
+    /// ```
+    ///
+    /// Cancelling the shared promise itself (`avatar.cancel()`) is still a cancel: it rejects the
+    /// shared promise and everything derived from it, and this promise then stops its work if
+    /// nobody else waits for it.
+    ///
+    /// - Returns: A child of this promise that settles as it does (on the settling thread).
+    public func shared() -> Promise<Value> {
+        let child = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: false, parent: core)
+        let link = OutcomeLink<Value, Value>.make(child: child, context: .inline) { .settle($0) }
+        core.send(.register(observer: link, child: child, dependent: true))
+        return Promise(core: child)
+    }
+}
