@@ -23,16 +23,19 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
     @usableFromInline let step: @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     @usableFromInline let resolver: Resolver<Output>
     @usableFromInline let promise: Promise<Output>
+    /// Stopped when the result is cancelled or rejected; the step counts completed inputs.
+    @usableFromInline let progress: ProgressReporter?
 
     /// - Parameter step: Folds one input's outcome into the state; returns the result's outcome
     ///   once it is decided.
     @inlinable
     init(
-        inputs: [Promise<Input>], state: State, fileID: StaticString, line: UInt,
+        inputs: [Promise<Input>], state: State, progress: ProgressReporter? = nil, fileID: StaticString, line: UInt,
         step: @escaping @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     ) {
         self.inputs = inputs
         self.state = state
+        self.progress = progress
         self.step = step
         (promise, resolver) = Promise<Output>.pending(fileID: fileID, line: line)
     }
@@ -41,7 +44,10 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
     @inlinable
     func start() -> Promise<Output> {
         // Holds `self` until the result settles; the hook is dropped then.
-        resolver.onCancel { self.stopWaiting(decided: true) }
+        resolver.onCancel {
+            self.progress?.stop()
+            self.stopWaiting(decided: true)
+        }
         for (index, input) in inputs.enumerated() {
             input.core.send(.register(observer: CombinatorObserver.make(self, index), child: nil, dependent: true))
         }
@@ -74,6 +80,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
         }
         isDecided = true
         lock.unlock()
+        if case .failure = decision { progress?.stop() }
         resolver.resolve(decision)
         stopWaiting(decided: true)
     }

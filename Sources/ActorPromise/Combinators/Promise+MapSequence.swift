@@ -15,15 +15,21 @@ extension Promise {
     ///   - elements: The inputs; read once, up front.
     ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
     ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - progress: Where to report how many elements are done (see ``ProgressReporting``);
+    ///     silent once the result is rejected or cancelled.
     ///   - transform: Starts the work for one element.
+    /// - Returns: The values in input order, or the first rejection.
     /// - Complexity: O(*n*).
     public static func map<Element: Sendable>(
         _ elements: some Sequence<Element>,
         maxConcurrency: Int = 1,
         on context: any ExecutionContext = .global,
+        progress: ProgressReporting? = nil,
         _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
     ) -> Promise<[Value]> {
-        let driver = MapDriver(Array(elements), maxConcurrency: max(1, maxConcurrency), context: context, transform: transform)
+        let elements = Array(elements)
+        let reporter = progress.map { ProgressReporter(total: elements.count, reporting: $0) }
+        let driver = MapDriver(elements, maxConcurrency: max(1, maxConcurrency), context: context, progress: reporter, transform: transform)
         driver.startMore()
         return driver.promise
     }
@@ -37,6 +43,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
     private let maxConcurrency: Int
     private let context: any ExecutionContext
     private let transform: @Sendable (Element) throws -> Promise<Value>
+    private let progress: ProgressReporter?
     private var values: [Value?]
     private var next = 0
     private var running: [Int: Promise<Value>] = [:]
@@ -46,8 +53,9 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
     let promise: Promise<[Value]>
     private let resolver: Resolver<[Value]>
 
-    init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext,
+    init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
          transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
+        self.progress = progress
         self.elements = elements
         self.maxConcurrency = maxConcurrency
         self.context = context
@@ -108,6 +116,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
             if done { finished = true }
             let collected = done ? values.map { $0! } : []
             lock.unlock()
+            progress?.itemCompleted()
             if done { resolver.fulfill(collected) } else { startMore() }
         }
     }
@@ -122,6 +131,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
         let cancelled = Array(running.values)
         running = [:]
         lock.unlock()
+        progress?.stop()
         resolver.reject(error)
         for promise in cancelled { promise.cancel() }
     }

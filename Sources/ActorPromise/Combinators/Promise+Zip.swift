@@ -2,7 +2,7 @@
 ///
 /// Fulfilled with all values once every input is fulfilled; the first rejection rejects it.
 /// Once it is rejected or cancelled it stops waiting for the inputs still pending, which cancels
-/// each one that nobody else waits for (as ``Promise/all(_:fileID:line:)``).
+/// each one that nobody else waits for (as ``Promise/all(_:progress:fileID:line:)``).
 ///
 /// ```swift
 /// let (user, settings) = try await zip(loadUser(), loadSettings()).value
