@@ -29,6 +29,10 @@ let package = Package(
             name: "Demo", dependencies: ["ActorPromise"], path: "Examples/Demo",
             swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
+        .executableTarget(
+            name: "Fetch", dependencies: ["ActorPromise"], path: "Examples/Fetch",
+            swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .testTarget(
             name: "ActorPromiseTests",
             dependencies: ["ActorPromise"],

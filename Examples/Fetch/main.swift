@@ -1,0 +1,65 @@
+// Fetch: downloads URLs, a few at a time, and prints a line as each one finishes.
+//
+//   swift run Fetch [--max-concurrent N] [--attempts N] URL...
+//
+// A failed request (a network error or a 5xx) is retried with back-off. Ctrl-C cancels every
+// request in flight and exits with status 130. Exit status 0 when all downloads succeed, 1 when
+// one failed. Synchronous on purpose: the main thread blocks in `wait()`, which serves the main
+// actor meanwhile, so the `.main` handlers below print as items finish.
+import ActorPromise
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+var maxConcurrent = 4
+var attempts = 3
+var urls: [URL] = []
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--max-concurrent": maxConcurrent = arguments.popFirst().flatMap { Int($0) } ?? maxConcurrent
+    case "--attempts": attempts = arguments.popFirst().flatMap { Int($0) } ?? attempts
+    default:
+        guard let url = URL(string: argument), url.scheme != nil else {
+            FileHandle.standardError.write(Data("fetch: not a URL: \(argument)\n".utf8))
+            exit(2)
+        }
+        urls.append(url)
+    }
+}
+guard !urls.isEmpty else {
+    print("usage: Fetch [--max-concurrent N] [--attempts N] URL...")
+    exit(2)
+}
+
+let session = URLSession(configuration: .ephemeral)
+let total = urls.count
+let retries = attempts
+let batch = Promise<Int>.map(urls, maxConcurrency: maxConcurrent, progress: .on(.main) { progress in
+    print("[\(progress)] \(Int(progress.fractionCompleted * 100))%")
+}) { url in
+    downloadRetrying(url, with: session, attempts: retries).then(on: .main) { data -> Int in
+        print("  \(url.absoluteString): \(data.count) bytes")
+        return data.count
+    }
+}
+
+// Ctrl-C: cancel the batch (and so every request in flight); `wait()` below then throws.
+let interrupt = cancelOnInterrupt(batch, saying: "fetch: interrupted, cancelling the downloads")
+
+// The summary is a `.main` handler too, so it prints after the last progress line.
+let summary = batch.then(on: .main) { sizes in
+    print("fetched \(sizes.count) of \(total) URLs, \(sizes.reduce(0, +)) bytes")
+}
+do {
+    try summary.wait()
+    exit(0)
+} catch where error.isCancellation {
+    print("cancelled")
+    exit(130)
+} catch {
+    print("failed: \(error)")
+    exit(1)
+}
