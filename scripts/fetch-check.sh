@@ -20,7 +20,7 @@ for i in 1 2 3 4 5 6; do URLS+=("$BASE/ok/$i?delay=0.1"); done
 URLS+=("$BASE/flaky/1")
 status=0; "$FETCH" --max-concurrent 3 "${URLS[@]}" >"$WORK/out" 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "exit status $status, expected 0"
-grep -q "fetched 7 of 7 URLs, 2150 bytes" "$WORK/out" || fail "no summary line"
+[ "$(tail -1 "$WORK/out")" = "fetched 7 of 7 URLs, 2150 bytes" ] || fail "the summary (main-actor code run by wait()) is not the last line"
 [ "$(grep -c "^  http.* bytes$" "$WORK/out")" -eq 7 ] || fail "expected one line per URL"
 grep -q "^\[7/7\] 100%" "$WORK/out" || fail "no final progress line"
 [ "$(grep -c "REQUEST /flaky/1 " "$WORK/requests")" -eq 2 ] || fail "the failed request was not retried once"

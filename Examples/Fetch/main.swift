@@ -5,7 +5,7 @@
 // A failed request (a network error or a 5xx) is retried with back-off. Ctrl-C cancels every
 // request in flight and exits with status 130. Exit status 0 when all downloads succeed, 1 when
 // one failed. Synchronous on purpose: the main thread blocks in `wait()`, which serves the main
-// actor meanwhile, so the `.main` handlers below print as items finish.
+// actor meanwhile, so the `.main` handlers and the main-actor summary below run.
 import ActorPromise
 import Dispatch
 import Foundation
@@ -49,12 +49,14 @@ let batch = Promise<Int>.map(urls, maxConcurrency: maxConcurrent, progress: .on(
 // Ctrl-C: cancel the batch (and so every request in flight); `wait()` below then throws.
 let interrupt = cancelOnInterrupt(batch, saying: "fetch: interrupted, cancelling the downloads")
 
-// The summary is a `.main` handler too, so it prints after the last progress line.
-let summary = batch.then(on: .main) { sizes in
-    print("fetched \(sizes.count) of \(total) URLs, \(sizes.reduce(0, +)) bytes")
+// The summary is async main-actor code awaiting the batch: the main thread, blocked in `wait()`,
+// runs it (and it comes after the last progress line, which was queued on the main thread first).
+let summary = Promise { @MainActor in
+    let sizes = try await batch.value
+    return "fetched \(sizes.count) of \(total) URLs, \(sizes.reduce(0, +)) bytes"
 }
 do {
-    try summary.wait()
+    print(try summary.wait())
     exit(0)
 } catch where error.isCancellation {
     print("cancelled")
