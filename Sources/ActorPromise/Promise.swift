@@ -41,7 +41,7 @@ public struct Promise<Value: Sendable>: Sendable {
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
-        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest)
+        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line))
         return (Promise(core: core), Resolver(core: core, fileID: fileID, line: line))
     }
 
@@ -73,30 +73,58 @@ public struct Promise<Value: Sendable>: Sendable {
     ///
     /// The body runs on the thread that registers the first observer. A lazy promise that is
     /// cancelled before anyone observes it never runs its body. A thrown error rejects it.
+    ///
+    /// - Parameters:
+    ///   - tracksInterest: See ``pending(tracksInterest:fileID:line:)``.
+    ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - body: Starts the work with the resolver, on first observation.
+    /// - Returns: The lazy promise.
     public static func lazy(
         tracksInterest: Bool = true,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
-        Promise(core: PromiseCore(PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest))
+        Promise(core: PromiseCore(
+            PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this
     // `Promise { try await work() }` picks this initializer (with `Value` a function type, which is
     // not `Sendable`) over the async-closure one.
     /// Creates a promise that is already fulfilled with `value`.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     @inlinable @_disfavoredOverload
-    public init(value: Value) {
-        core = PromiseCore(PromiseStateMachine(outcome: .success(value)))
+    public init(value: Value, fileID: StaticString = #fileID, line: UInt = #line) {
+        core = PromiseCore(PromiseStateMachine(outcome: .success(value)), site: PromiseSite(fileID: fileID, line: line))
     }
 
-    /// Creates a promise that is already rejected with `error`.
-    public init(error: any Error) {
-        core = PromiseCore(PromiseStateMachine(outcome: .failure(error)))
+    /// Creates a promise that is already rejected with `error`. Released without anyone taking
+    /// the rejection, it is reported (R14, ``PromiseDiagnostics/unhandledRejectionHandler``).
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    public init(error: any Error, fileID: StaticString = #fileID, line: UInt = #line) {
+        core = PromiseCore(PromiseStateMachine(outcome: .failure(error)), site: PromiseSite(fileID: fileID, line: line))
+        core.tree.isRejected = true   // not shared yet: no gate needed
     }
 
     /// Creates a promise that is already settled with `result`.
-    public init(result: Result<Value, some Error>) {
-        core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }))
+    ///
+    /// - Parameters:
+    ///   - result: The outcome.
+    ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    public init(result: Result<Value, some Error>, fileID: StaticString = #fileID, line: UInt = #line) {
+        core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }), site: PromiseSite(fileID: fileID, line: line))
+        if case .failure = result { core.tree.isRejected = true }   // not shared yet: no gate needed
     }
 
     // MARK: State snapshots
@@ -138,8 +166,10 @@ extension Promise {
     /// Creates the child state of a derived promise, registers `makeLink`'s link as an observer
     /// and the child as a dependent, and returns the child.
     @inlinable @inline(__always)
-    func derive<Out: Sendable>(_ makeLink: (PromiseCore<Out>) -> Link<Value, Out>) -> Promise<Out> {
-        let child = PromiseCore<Out>(PromiseStateMachine(), tracksInterest: core.tracksInterest, parent: core)
+    func derive<Out: Sendable>(
+        site: PromiseSite = PromiseSite(), _ makeLink: (PromiseCore<Out>) -> Link<Value, Out>
+    ) -> Promise<Out> {
+        let child = PromiseCore<Out>(PromiseStateMachine(), tracksInterest: core.tracksInterest, parent: core, site: site)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
         return Promise<Out>(core: child)
     }
@@ -148,8 +178,16 @@ extension Promise {
     @inlinable
     func derive<Out: Sendable>(
         on context: any ExecutionContext,
+        site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive { OutcomeLink.make(child: $0, context: context, body: body) }
+        derive(site: site) { OutcomeLink.make(child: $0, context: context, body: body) }
     }
+}
+
+extension Promise: CustomDebugStringConvertible {
+    /// The promise's state, value type, creation site, and the observers and children waiting on
+    /// it: `Promise<Int> pending, made at Loader.swift:42, 2 observers`. The site is recorded in
+    /// debug builds.
+    public var debugDescription: String { core.describe(as: "Promise") }
 }

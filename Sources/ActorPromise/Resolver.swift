@@ -121,3 +121,9 @@ extension Resolver where Value == Void {
     /// Fulfils a `Void` promise.
     public func fulfill() { fulfill(()) }
 }
+
+extension Resolver: CustomDebugStringConvertible {
+    /// The resolver and the state of its promise: `Resolver<Int> of Promise<Int> pending, made at
+    /// Loader.swift:42, 1 observer`.
+    public var debugDescription: String { "Resolver<\(Value.self)> of " + core.describe(as: "Promise") }
+}

@@ -13,7 +13,7 @@ extension Promise {
     @inlinable
     public var value: Value {
         get async throws {
-            if let outcome = settledOutcome { return try outcome.get() }
+            if let outcome = takenSettledOutcome { return try outcome.get() }
             return try await awaitOutcome().get()
         }
     }
@@ -25,7 +25,7 @@ extension Promise {
     @inlinable
     public var outcome: Result<Value, any Error> {
         get async {
-            if let outcome = settledOutcome { return outcome }
+            if let outcome = takenSettledOutcome { return outcome }
             return await awaitOutcome()
         }
     }

@@ -9,7 +9,7 @@ extension Promise {
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
-        tap(on: context, body)
+        tap(on: context, body).takesEveryOutcome()
     }
 
     /// Calls `body` in the Objective-C completion style: `(value, nil)` or `(nil, error)` (B5).
@@ -26,7 +26,7 @@ extension Promise {
             case .success(let value): body(value, nil)
             case .failure(let error): body(nil, error)
             }
-        }
+        }.takesEveryOutcome()
     }
 }
 
@@ -41,6 +41,6 @@ extension Promise {
         on context: MainContext,
         _ body: @escaping @MainActor @Sendable (Result<Value, any Error>) -> Void
     ) {
-        tap(on: context, body)
+        tap(on: context, body).takesEveryOutcome()
     }
 }

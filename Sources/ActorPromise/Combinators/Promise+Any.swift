@@ -7,6 +7,11 @@ extension Promise {
     /// input order (an empty input is rejected that way at once). Cancelling it (or its last
     /// waiter) stops waiting for every input the same way.
     ///
+    /// - Parameters:
+    ///   - promises: The inputs.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    /// - Returns: The first value, or an ``AggregateError`` of every rejection.
     /// - Complexity: O(*n*) in the number of inputs.
     @inlinable
     public static func any(
@@ -35,6 +40,11 @@ extension Promise {
     /// (B7). Cancelling it stops waiting for every input the same way. An empty input is rejected
     /// with an empty ``AggregateError`` (a race nobody runs would otherwise never end).
     ///
+    /// - Parameters:
+    ///   - promises: The inputs.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    /// - Returns: The first outcome.
     /// - Complexity: O(*n*) in the number of inputs.
     @inlinable
     public static func race(

@@ -12,6 +12,8 @@ extension Promise {
     /// Empty input: `[]`.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - elements: The inputs; read once, up front.
     ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
     ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
@@ -25,11 +27,15 @@ extension Promise {
         maxConcurrency: Int = 1,
         on context: any ExecutionContext = .global,
         progress: ProgressReporting? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
     ) -> Promise<[Value]> {
         let elements = Array(elements)
         let reporter = progress.map { ProgressReporter(total: elements.count, reporting: $0) }
-        let driver = MapDriver(elements, maxConcurrency: max(1, maxConcurrency), context: context, progress: reporter, transform: transform)
+        let driver = MapDriver(
+            elements, maxConcurrency: max(1, maxConcurrency), context: context, progress: reporter, fileID: fileID, line: line,
+            transform: transform)
         driver.startMore()
         return driver.promise
     }
@@ -54,7 +60,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
     private let resolver: Resolver<[Value]>
 
     init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
-         transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
+         fileID: StaticString, line: UInt, transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
         self.progress = progress
         self.elements = elements
         self.maxConcurrency = maxConcurrency
@@ -62,7 +68,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
         self.transform = transform
         self.values = [Value?](repeating: nil, count: elements.count)
         self.remaining = elements.count
-        (promise, resolver) = Promise<[Value]>.pending()
+        (promise, resolver) = Promise<[Value]>.pending(fileID: fileID, line: line)
         resolver.onCancel { [self] in fail(PromiseError.cancelled()) }
         if elements.isEmpty { resolver.fulfill([]) }
     }

@@ -4,16 +4,26 @@ extension Promise {
     /// `combine` runs on `context` once per input, as each value becomes available in order. The
     /// first rejection (of an input or of `combine`) rejects the result. Empty input: `initial`.
     ///
+    /// - Parameters:
+    ///   - promises: The inputs.
+    ///   - initial: The result before the first value.
+    ///   - context: Where `combine` runs. Defaults to `.inline`.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - combine: Folds one value into the result; a thrown error rejects the result.
+    /// - Returns: The folded result, or the first rejection.
     /// - Complexity: O(*n*): two links per input.
     public static func reduce<Result: Sendable>(
         _ promises: some Sequence<Promise<Value>>,
         into initial: Result,
         on context: any ExecutionContext = .inline,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ combine: @escaping @Sendable (Result, Value) throws -> Result
     ) -> Promise<Result> {
-        var accumulated = Promise<Result>(value: initial)
+        var accumulated = Promise<Result>(value: initial, fileID: fileID, line: line)
         for promise in promises {
-            accumulated = accumulated.then(on: .inline) { partial in
+            accumulated = accumulated.then(on: .inline, fileID: fileID, line: line) { partial in
                 promise.then(on: context) { value in try combine(partial, value) }
             }
         }

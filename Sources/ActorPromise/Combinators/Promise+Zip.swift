@@ -7,14 +7,22 @@
 /// ```swift
 /// let (user, settings) = try await zip(loadUser(), loadSettings()).value
 /// ```
-public func zip<each V: Sendable>(_ promises: repeat Promise<each V>) -> Promise<(repeat each V)> {
+///
+/// - Parameters:
+///   - promises: The inputs.
+///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+///   - line: The line of that site (filled in for you).
+/// - Returns: The values as a tuple, or the first rejection.
+public func zip<each V: Sendable>(
+    _ promises: repeat Promise<each V>, fileID: StaticString = #fileID, line: UInt = #line
+) -> Promise<(repeat each V)> {
     var erased: [Promise<any Sendable>] = []
     for promise in repeat each promises {
         erased.append(promise.map(on: .inline) { $0 as any Sendable })
     }
     // The wrappers are derived from the inputs: when `all` stops waiting for a wrapper, the
     // wrapper cancels itself and the input loses that interest in turn.
-    return Promise<any Sendable>.all(erased).map(on: .inline) { values in
+    return Promise<any Sendable>.all(erased, fileID: fileID, line: line).map(on: .inline, fileID: fileID, line: line) { values in
         var iterator = values.makeIterator()
         return (repeat iterator.next()! as! each V)
     }

@@ -233,4 +233,24 @@ extension Promise {
     /// The outcome if settled, read without the gate. For the bridge module.
     @inlinable
     package var settledOutcome: Outcome<Value>? { core.settledOutcome }
+
+    /// The outcome if settled, read without the gate by a party that takes it — an awaiter or a
+    /// blocking `wait` — so a rejection read this way counts as handled (R14). Only a rejection
+    /// pays for that.
+    @inlinable
+    package var takenSettledOutcome: Outcome<Value>? {
+        guard let outcome = core.settledOutcome else { return nil }
+        if case .failure = outcome { takesEveryOutcome() }
+        return outcome
+    }
+}
+
+extension Promise {
+    /// Marks this promise as observed by a party that takes every outcome — a callback API at the
+    /// end of a chain (`whenComplete`) — so that its rejection is not reported as unhandled (R14).
+    /// It counts as a dependent that never stops waiting, like ``observe(_:)``.
+    @inlinable
+    package func takesEveryOutcome() {
+        core.send(.register(observer: nil, child: nil, dependent: true))
+    }
 }

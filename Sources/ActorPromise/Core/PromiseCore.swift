@@ -36,18 +36,32 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
     /// creation; derived promises take it from their parent.
     @usableFromInline nonisolated let tracksInterest: Bool
+    #if DEBUG
+    /// Where the promise was made (debug builds only: see ``PromiseSite``).
+    @usableFromInline nonisolated let site: PromiseSite
+    #endif
 
     @inlinable
-    init(_ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil) {
+    init(
+        _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
+        site: PromiseSite = PromiseSite()
+    ) {
         let settled = machine.outcome != nil
         self.flags = Atomic(settled ? 1 : 0)
         self.tracksInterest = tracksInterest
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
         self.machine = machine
+        #if DEBUG
+        self.site = site
+        #endif
     }
 
     deinit {
+        // A rejection no party took (R14): nobody ever registered as a dependent — every
+        // observer does — so nobody handled it or passed it on. Non-generic state only; the
+        // outcome is read on that rare path alone.
+        if tree.isRejected, tree.dependents == 0 { reportUnhandled() }
         guard parent != nil else { return }
         var slot: AnyObject? = parent.take()
         // A parent that others still hold (a fan-out's root, say) is not freed by this release,
@@ -56,6 +70,24 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         // deinit and buries its own parent in turn: one level of stack, not a chain.
         guard isKnownUniquelyReferenced(&slot) else { return }
         ThreadState.withCurrent { $0.bury(&slot) }
+    }
+
+    /// Reports this promise's rejection to ``PromiseDiagnostics``, unless it is a cancellation or
+    /// an abandonment (R14). Out of line: `deinit` runs unspecialized.
+    @inline(never)
+    nonisolated func reportUnhandled() {
+        guard case .failure(let error)? = machine.outcome, !error.isCancellation,
+              (error as? PromiseError)?.code != .abandoned else { return }
+        PromiseDiagnostics.reportUnhandled(UnhandledRejection(error: error, site: siteText ?? "an unrecorded site (sites are recorded in debug builds)"))
+    }
+
+    /// `File.swift:42` where the promise was made, when recorded (debug builds).
+    nonisolated var siteText: String? {
+        #if DEBUG
+        site.text
+        #else
+        nil
+        #endif
     }
 
     // MARK: Executor

@@ -193,6 +193,7 @@ struct PromiseStateMachine<Value: Sendable> {
         var effects = PromiseEffects<Value>()
         guard self.outcome == nil else { return effects }
         self.outcome = outcome
+        if case .failure = outcome { tree.isRejected = true }
         effects.settled = true
         swap(&effects.observers, &observers)
         isDelivering = effects.observers.needsOrderedDelivery

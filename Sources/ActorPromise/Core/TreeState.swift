@@ -16,6 +16,10 @@ struct TreeState {
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
+    /// Whether the outcome is a rejection: `deinit` looks for an unhandled one there (R14). Kept
+    /// here, a plain field of non-generic state, because `deinit` runs unspecialized, where even
+    /// an atomic load pays a run-time conformance look-up.
+    @usableFromInline var isRejected = false
     @usableFromInline let tracksInterest: Bool
     @usableFromInline var dependents: UInt32 = 0
     @usableFromInline var cancelledDependents: UInt32 = 0

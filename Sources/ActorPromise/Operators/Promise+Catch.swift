@@ -7,6 +7,8 @@ extension Promise {
     /// `body` throws, and rejected with the cancellation error when `policy` skipped it.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - policy: Which rejections `body` sees; ``CatchPolicy/allErrors`` by default.
     ///   - body: Handles the error.
@@ -15,9 +17,11 @@ extension Promise {
     public func `catch`(
         on context: any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             guard case .failure(let error) = outcome else { return .settle(.success(())) }
             guard policy.handles(error) else { return .settle(.failure(error)) }
             do {
@@ -37,6 +41,8 @@ extension Promise {
     /// `policy` skips, pass through untouched.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - policy: Which rejections `body` sees; ``CatchPolicy/allErrors`` by default.
     ///   - body: Maps the error to a value.
@@ -45,9 +51,11 @@ extension Promise {
     public func recover(
         on context: any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
             do { return .settle(.success(try body(error))) } catch { return .settle(.failure(error)) }
         }
@@ -59,6 +67,8 @@ extension Promise {
     /// returned promise follows.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - policy: Which rejections `body` sees; ``CatchPolicy/allErrors`` by default.
     ///   - body: Maps the error to a promise to follow.
@@ -67,9 +77,11 @@ extension Promise {
     public func recover(
         on context: any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
             do { return .follow(try body(error)) } catch { return .settle(.failure(error)) }
         }

@@ -4,15 +4,19 @@ extension Promise {
     /// The returned promise settles with this promise's value or error once `body` has returned.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Clean-up work.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func ensure(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             body()
             return .settle(outcome)
         }
@@ -26,15 +30,19 @@ extension Promise {
     /// with the clean-up's error instead, even if this promise was fulfilled.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the clean-up and returns a promise for its completion.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func ensureThen(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable () throws -> Promise<Void>
     ) -> Promise<Value> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             do {
                 return .follow(try body().then(on: .inline) { _ in try outcome.get() })
             } catch {

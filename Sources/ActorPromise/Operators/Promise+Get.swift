@@ -5,6 +5,8 @@ extension Promise {
     /// breaking the chain's value type.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Sees the value. A thrown error rejects the returned promise.
     /// - Returns: A promise with this promise's value, after `body` ran; rejected with this
@@ -12,9 +14,11 @@ extension Promise {
     @inlinable @discardableResult
     public func get(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        then(on: context) { value -> Value in
+        then(on: context, fileID: fileID, line: line) { value -> Value in
             try body(value)
             return value
         }

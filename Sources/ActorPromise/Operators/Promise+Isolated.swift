@@ -18,18 +18,22 @@ extension Promise {
     /// if it has one).
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - actor: The actor to isolate the handler to.
     ///   - body: Maps the value, isolated to `actor`. A thrown error rejects the returned promise.
     /// - Returns: A new promise, a child of this one.
     @discardableResult
     public func then<A: Actor, U: Sendable>(
         isolatedTo actor: A,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (isolated A, Value) throws -> U
     ) -> Promise<U> {
         if let context = Self.directContext(of: actor) {
-            return then(on: context) { value in try actor.assumeIsolated { actor in try body(actor, value) } }
+            return then(on: context, fileID: fileID, line: line) { value in try actor.assumeIsolated { actor in try body(actor, value) } }
         }
-        return then(on: .inline) { value -> Promise<U> in
+        return then(on: .inline, fileID: fileID, line: line) { value -> Promise<U> in
             let (promise, resolver) = Promise<U>.pending()
             let task = Task {
                 guard !resolver.isCancelled else { return }

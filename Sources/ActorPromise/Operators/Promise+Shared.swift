@@ -21,9 +21,13 @@ extension Promise {
     /// shared promise and everything derived from it, and this promise then stops its work if
     /// nobody else waits for it.
     ///
+    /// - Parameters:
+    ///   - fileID: Where the shared promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     /// - Returns: A child of this promise that settles as it does (on the settling thread).
-    public func shared() -> Promise<Value> {
-        let child = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: false, parent: core)
+    public func shared(fileID: StaticString = #fileID, line: UInt = #line) -> Promise<Value> {
+        let child = PromiseCore<Value>(
+            PromiseStateMachine(), tracksInterest: false, parent: core, site: PromiseSite(fileID: fileID, line: line))
         let link = OutcomeLink<Value, Value>.make(child: child, context: .inline) { .settle($0) }
         core.send(.register(observer: link, child: child, dependent: true))
         return Promise(core: child)

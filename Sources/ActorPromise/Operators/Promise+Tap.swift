@@ -5,15 +5,19 @@ extension Promise {
     /// with that same outcome. Use it for logging and metrics.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Observes the outcome.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func tap(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> Promise<Value> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             body(outcome)
             return .settle(outcome)
         }

@@ -89,15 +89,19 @@ extension Promise {
     /// starts, `body` never runs.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Maps the value.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive { ThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -105,12 +109,21 @@ extension Promise {
     /// This overload lets multi-statement handlers that return nothing type-check without
     /// annotations. The returned promise is fulfilled with `()` after `body` returns, or rejected
     /// with what it throws (or with this promise's error, in which case `body` is skipped).
+    ///
+    /// - Parameters:
+    ///   - context: Where the handler runs. Defaults to `WorkerPool.global`.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - body: Runs with the value.
+    /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive { VoidThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { VoidThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -124,15 +137,19 @@ extension Promise {
     /// cancelled.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Starts the next step. A thrown error rejects the returned promise.
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive { FlatThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, body: body) }
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -142,6 +159,8 @@ extension Promise {
     /// rethrow it.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where the handler runs. Defaults to `WorkerPool.global`.
     ///   - onFulfilled: Maps the value.
     ///   - onRejected: Maps the error, cancellation included.
@@ -149,10 +168,12 @@ extension Promise {
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         onFulfilled: @escaping @Sendable (Value) throws -> U,
         onRejected: @escaping @Sendable (any Error) throws -> U
     ) -> Promise<U> {
-        derive(on: context) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             do {
                 switch outcome {
                 case .success(let value): return .settle(.success(try onFulfilled(value)))
@@ -164,21 +185,39 @@ extension Promise {
         }
     }
 
-    /// Maps the value; the same as `then(on:_:)`.
+    /// Maps the value; the same as the value-returning `then`.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - transform: Maps the value; a thrown error rejects the returned promise.
+    /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
     @inlinable @discardableResult @_disfavoredOverload
     public func map<U: Sendable>(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive { ThenLink.make(child: $0, context: context, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, body: transform) }
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
+    ///
+    /// - Parameters:
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - transform: Returns the promise to follow.
+    /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
     @inlinable @discardableResult @_disfavoredOverload
     public func flatMap<U: Sendable>(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive { FlatThenLink.make(child: $0, context: context, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, body: transform) }
     }
 }

@@ -10,12 +10,16 @@ extension Promise {
     /// returned one.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - delay: How long to wait.
     ///   - scheduler: The source of time. Defaults to the real clock; tests pass a
     ///     `ManualScheduler`.
-    public func timeout(after delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
+    public func timeout(
+        after delay: Duration, scheduler: any PromiseScheduler = .system, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Promise<Value> {
         let branch = self.branch()
-        let (result, resolver) = Promise<Value>.pending()
+        let (result, resolver) = Promise<Value>.pending(fileID: fileID, line: line)
         let timer = scheduler.schedule(after: delay) {
             guard branch.isPending else { return }
             resolver.reject(PromiseError(.timedOut))
@@ -37,10 +41,14 @@ extension Promise {
     /// Cancelling the returned promise during the delay rejects it at once and cancels the timer.
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - delay: How long to hold the outcome.
     ///   - scheduler: The source of time. Defaults to the real clock.
-    public func delay(_ delay: Duration, scheduler: any PromiseScheduler = .system) -> Promise<Value> {
-        then(on: .inline) { value -> Promise<Value> in
+    public func delay(
+        _ delay: Duration, scheduler: any PromiseScheduler = .system, fileID: StaticString = #fileID, line: UInt = #line
+    ) -> Promise<Value> {
+        then(on: .inline, fileID: fileID, line: line) { value -> Promise<Value> in
             // Cancelling the returned promise (which follows this one) cancels it: interest.
             let (delayed, resolver) = Promise<Value>.pending()
             let timer = scheduler.schedule(after: delay) { resolver.fulfill(value) }
@@ -53,22 +61,26 @@ extension Promise {
     /// (``ValidationError`` by default).
     ///
     /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     ///   - context: Where `predicate` runs. Defaults to `WorkerPool.global`.
     ///   - predicate: The check; a thrown error rejects as well.
     ///   - error: The error for a value that fails the check.
     public func validate(
         on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ predicate: @escaping @Sendable (Value) throws -> Bool,
         else error: @escaping @Sendable () -> any Error = { ValidationError() }
     ) -> Promise<Value> {
-        then(on: context) { value in
+        then(on: context, fileID: fileID, line: line) { value in
             guard try predicate(value) else { throw error() }
             return value
         }
     }
 }
 
-/// The default error of ``Promise/validate(on:_:else:)``: the value did not pass the check.
+/// The default error of ``Promise/validate(on:fileID:line:_:else:)``: the value did not pass the check.
 public struct ValidationError: Error, Equatable, CustomStringConvertible {
     /// Creates the error.
     public init() {}

@@ -33,7 +33,7 @@ extension Promise {
     ///   ``PromiseError/Code/wouldDeadlock``, or ``PromiseError/Code/timedOut``.
     @available(*, noasync, message: "use `try await promise.value` in async code")
     public func wait(timeout: Duration? = nil) throws -> Value {
-        if let outcome = core.settledOutcome { return try outcome.get() }
+        if let outcome = takenSettledOutcome { return try outcome.get() }
         if let context = currentLibraryContext() {
             throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
         }

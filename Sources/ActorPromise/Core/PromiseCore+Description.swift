@@ -1,0 +1,33 @@
+extension PromiseCore {
+    /// What the promise is, for `debugDescription`: "Promise<Int> pending, made at
+    /// Loader.swift:42, 2 observers, 1 child".
+    ///
+    /// The observers are those still waiting for the outcome, the children the derived promises
+    /// the tree still holds (a cancel reaches them). Counted under the gate; when another thread
+    /// holds it at that moment the counts are left out rather than waited for.
+    nonisolated func describe(as kind: String) -> String {
+        var parts: [String] = []
+        switch settledOutcome {
+        case nil: parts.append("\(kind)<\(Value.self)> pending")
+        case .success(let value)?: parts.append("\(kind)<\(Value.self)> fulfilled with \(value)")
+        case .failure(let error)? where error.isCancellation: parts.append("\(kind)<\(Value.self)> cancelled")
+        case .failure(let error)?: parts.append("\(kind)<\(Value.self)> rejected with \(error)")
+        }
+        parts.append("made at \(siteText ?? "an unrecorded site (sites are recorded in debug builds)")")
+        if let (observers, children) = waitingCounts() {
+            if observers > 0 { parts.append(observers == 1 ? "1 observer" : "\(observers) observers") }
+            if children > 0 { parts.append(children == 1 ? "1 child" : "\(children) children") }
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The observers waiting and the children held, read under the gate; `nil` if it is taken.
+    private nonisolated func waitingCounts() -> (observers: Int, children: Int)? {
+        guard gate.tryEnter() else { return nil }
+        let outer = recordIsolation()
+        let observers = machine.observers.first == nil ? 0 : 1 + machine.observers.rest.count
+        let children = (tree.firstChild == nil ? 0 : 1) + (tree.rare?.moreChildren?.count ?? 0)
+        gate.leave(restoring: outer)
+        return (observers, children)
+    }
+}

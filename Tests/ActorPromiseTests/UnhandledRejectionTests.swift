@@ -1,0 +1,275 @@
+import Testing
+import Dispatch
+@testable import ActorPromise
+
+/// An error these tests can tell apart from every other test's.
+struct DiagnosedError: Error, Equatable {
+    let id: Int
+}
+
+/// Records the unhandled-rejection reports while a test of this suite runs (the handler is
+/// process-wide, so other suites' reports arrive too and are told apart by their error).
+enum ReportLog {
+    static let reports = Locked<[UnhandledRejection]>([])
+
+    /// Runs `body` with the handler installed, then restores the default.
+    static func recording(_ body: () async throws -> Void) async throws {
+        PromiseDiagnostics.unhandledRejectionHandler = { report in reports.withLock { $0.append(report) } }
+        defer { PromiseDiagnostics.unhandledRejectionHandler = nil }
+        try await body()
+    }
+
+    static func reports(for id: Int) -> [UnhandledRejection] {
+        reports.current.filter { ($0.error as? DiagnosedError)?.id == id }
+    }
+
+    /// Waits (polling, up to 10 s: a release has no event to wait for) until `count` reports of
+    /// error `id` arrived; returns them.
+    static func wait(for id: Int, count: Int = 1) async -> [UnhandledRejection] {
+        for _ in 0..<1_000 where reports(for: id).count < count {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return reports(for: id)
+    }
+}
+
+@Suite("R14 unhandled rejections are reported once, at release, with the site", .serialized)
+struct UnhandledRejectionTests {
+    // MARK: Reported
+
+    @Test("R14 a rejected promise dropped with nobody observing it: once, naming its line")
+    func droppedRejected() async throws {
+        try await ReportLog.recording {
+            let line = #line + 1
+            do { _ = Promise<Int>(error: DiagnosedError(id: 1)) }
+            let reports = await ReportLog.wait(for: 1)
+            #expect(reports.count == 1)
+            #expect(reports.first?.site == "ActorPromiseTests/UnhandledRejectionTests.swift:\(line)")
+        }
+    }
+
+    @Test("R14 a rejected chain with no catch: once, for the last link, not per link")
+    func chainOnce() async throws {
+        try await ReportLog.recording {
+            let watched: [WeakReference]
+            let line = #line + 3
+            do {
+                let (root, resolver) = Promise<Int>.pending()
+                let last = root.then(on: .inline) { $0 + 1 }.map(on: .inline) { $0 * 2 }
+                watched = [WeakReference(root.core), WeakReference(last.core)]
+                resolver.reject(DiagnosedError(id: 2))
+            }
+            #expect(await waitUntilFreed(watched))
+            let reports = await ReportLog.wait(for: 2)
+            #expect(reports.count == 1)
+            #expect(reports.first?.site == "ActorPromiseTests/UnhandledRejectionTests.swift:\(line)")
+        }
+    }
+
+    @Test("R14 a handler's error reaching an ensure with no catch: once, at the ensure")
+    func thrownIntoEnsure() async throws {
+        try await ReportLog.recording {
+            let ran = Countdown(1)
+            let line = #line + 3
+            do {
+                _ = Promise(value: 1).then { _ -> Int in throw DiagnosedError(id: 3) }
+                    .ensure { ran.tick() }
+            }
+            try await ran.wait()
+            let reports = await ReportLog.wait(for: 3)
+            #expect(reports.count == 1)
+            #expect(reports.first?.site == "ActorPromiseTests/UnhandledRejectionTests.swift:\(line)")
+        }
+    }
+
+    @Test("R14 an all whose rejected result nobody observes: once, at the all")
+    func unobservedAll() async throws {
+        try await ReportLog.recording {
+            let line = #line + 1
+            do { _ = Promise.all([Promise(error: DiagnosedError(id: 4)), Promise(value: 1)]) }
+            let reports = await ReportLog.wait(for: 4)
+            #expect(reports.count == 1)
+            #expect(reports.first?.site == "ActorPromiseTests/UnhandledRejectionTests.swift:\(line)")
+        }
+    }
+
+    @Test("R14 reports from many threads at once: exactly one per dropped chain", arguments: [0, 1, 2])
+    func concurrentReleases(round: Int) async throws {
+        try await ReportLog.recording {
+            let id = 100 + round
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 {
+                    group.addTask {
+                        let (root, resolver) = Promise<Int>.pending()
+                        _ = root.then { $0 }.then(on: .inline) { $0 }
+                        resolver.reject(DiagnosedError(id: id))
+                    }
+                }
+            }
+            let reports = await ReportLog.wait(for: id, count: 200)
+            #expect(reports.count == 200)
+        }
+    }
+
+    // MARK: Not reported
+
+    /// Runs `scenario`, which returns the promises it made; waits until they are freed; expects
+    /// no report of error `id`.
+    func expectNoReport(_ id: Int, _ scenario: () async throws -> [AnyObject]) async throws {
+        try await ReportLog.recording {
+            let watched = try await scenario().map(WeakReference.init)
+            #expect(await waitUntilFreed(watched), "the promises were freed: \(watched.map { $0.object.map { String(reflecting: $0) } ?? "freed" })")
+            #expect(ReportLog.reports(for: id).isEmpty)
+        }
+    }
+
+    @Test("R14 not reported: handled at the end of a chain")
+    func handledAtEnd() async throws {
+        try await expectNoReport(10) {
+            let failing = Promise<Int>(error: DiagnosedError(id: 10))
+            let end = failing.then { $0 + 1 }.catch { _ in }
+            try await end.value
+            return [failing.core, end.core]
+        }
+    }
+
+    @Test("R14 not reported: recovered")
+    func recovered() async throws {
+        try await expectNoReport(11) {
+            let failing = Promise<Int>(error: DiagnosedError(id: 11))
+            let value = try await failing.recover { _ in 0 }.value
+            #expect(value == 0)
+            return [failing.core]
+        }
+    }
+
+    @Test("R14 not reported: cancelled")
+    func cancelled() async throws {
+        try await expectNoReport(12) {
+            let (promise, _keep) = Promise<Int>.pending()
+            promise.cancel()
+            _ = _keep
+            return [promise.core]
+        }
+    }
+
+    @Test("R14 not reported: awaited in a task that throws")
+    func awaitedInThrowingTask() async throws {
+        try await expectNoReport(13) {
+            let failing = Promise<Int>(error: DiagnosedError(id: 13))
+            let task = Task { try await failing.value }
+            await #expect(throws: DiagnosedError(id: 13)) { try await task.value }
+            return [failing.core]
+        }
+    }
+
+    @Test("R14 not reported: whenComplete")
+    func whenCompleteTakesIt() async throws {
+        try await expectNoReport(14) {
+            let failing = Promise<Int>(error: DiagnosedError(id: 14))
+            let called = Countdown(1)
+            failing.whenComplete { (_: Result<Int, any Error>) in called.tick() }
+            try await called.wait()
+            return [failing.core]
+        }
+    }
+
+    @Test("R14 not reported: a catch attached later, before release")
+    func lateCatch() async throws {
+        try await expectNoReport(15) {
+            let (promise, resolver) = Promise<Int>.pending()
+            resolver.reject(DiagnosedError(id: 15))
+            await Task.yield()   // the rejection is old news by now
+            try await promise.catch { _ in }.value
+            return [promise.core]
+        }
+    }
+
+    @Test("R14 not reported: race and any losers that reject after the decision")
+    func combinatorLosers() async throws {
+        try await expectNoReport(16) {
+            let (loser, loserResolver) = Promise<Int>.pending(tracksInterest: false)
+            let (other, otherResolver) = Promise<Int>.pending(tracksInterest: false)
+            let raced = Promise.race([Promise(value: 1), loser])
+            let anyOf = Promise.any([Promise(value: 2), other])
+            let first = try await raced.value, second = try await anyOf.value
+            #expect(first == 1 && second == 2)
+            loserResolver.reject(DiagnosedError(id: 16))
+            otherResolver.reject(DiagnosedError(id: 16))
+            return [loser.core, other.core]
+        }
+    }
+
+    @Test("R14 not reported: the second rejection inside a caught all")
+    func secondRejectionInAll() async throws {
+        try await expectNoReport(17) {
+            let (second, secondResolver) = Promise<Int>.pending(tracksInterest: false)
+            let all = Promise.all([Promise(error: DiagnosedError(id: 0)), second])
+            try await all.catch { _ in }.value
+            secondResolver.reject(DiagnosedError(id: 17))
+            return [second.core]
+        }
+    }
+
+    @Test("R14 not reported: the failed attempts of a retry that succeeded")
+    func retriedAttempts() async throws {
+        try await expectNoReport(18) {
+            let attempts = Locked<[AnyObject]>([])
+            let value = try await Retryable { attempt -> Promise<Int> in
+                let promise = attempt < 3 ? Promise<Int>(error: DiagnosedError(id: 18)) : Promise(value: attempt)
+                attempts.withLock { $0.append(promise.core) }
+                return promise
+            }.retry(attempts: 3).run().value
+            #expect(value == 3)
+            return attempts.current
+        }
+    }
+
+    @Test("R14 not reported: a timeout's input that rejects after the timeout fired")
+    func inputAfterTimeout() async throws {
+        try await expectNoReport(19) {
+            let (input, resolver) = Promise<Int>.pending(tracksInterest: false)
+            await #expect { try await input.timeout(after: .milliseconds(1)).value } throws: {
+                ($0 as? PromiseError)?.code == .timedOut
+            }
+            resolver.reject(DiagnosedError(id: 19))
+            return [input.core]
+        }
+    }
+
+    @Test("R14 not reported as unhandled: an abandoned promise (it has its own report)")
+    func abandoned() async throws {
+        try await ReportLog.recording {
+            let abandonedReports = Locked(0)
+            PromiseDiagnostics.abandonmentHandler = { _ in abandonedReports.increment() }
+            defer { PromiseDiagnostics.abandonmentHandler = nil }
+            let watched: WeakReference
+            do {
+                let (promise, _) = Promise<Int>.pending()
+                watched = WeakReference(promise.core)
+            }
+            #expect(await waitUntilFreed([watched]))
+            #expect(abandonedReports.current == 1)
+            #expect(ReportLog.reports.current.allSatisfy { ($0.error as? PromiseError)?.code != .abandoned })
+        }
+    }
+
+    // MARK: Descriptions
+
+    @Test("a promise and a resolver describe themselves: state, type, site, observers, children")
+    func debugDescriptions() async throws {
+        let line = #line + 1
+        let (promise, resolver) = Promise<Int>.pending()
+        let child = promise.then { $0 + 1 }
+        let awaiting = Task { try await promise.value }
+        while !String(reflecting: promise).contains("2 observers") { await Task.yield() }
+        #expect(String(reflecting: promise) == "Promise<Int> pending, made at ActorPromiseTests/UnhandledRejectionTests.swift:\(line), 2 observers, 1 child")
+        #expect(String(reflecting: resolver).hasPrefix("Resolver<Int> of Promise<Int> pending, made at"))
+        resolver.fulfill(41)
+        #expect(try await child.value == 42)
+        _ = try await awaiting.value
+        #expect(String(reflecting: promise) == "Promise<Int> fulfilled with 41, made at ActorPromiseTests/UnhandledRejectionTests.swift:\(line)")
+        promise.cancel()
+        #expect(String(reflecting: Promise<Int>(error: PromiseError.cancelled())).hasPrefix("Promise<Int> cancelled, made at"))
+    }
+}
