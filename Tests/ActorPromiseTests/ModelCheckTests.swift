@@ -97,6 +97,9 @@ struct ModelRound {
             await perform(step, threads: threadCount)
             guard try await check(after: step.description) else { return false }
         }
+        // Every check is done: the graph's rejections are handled, so that none is reported as
+        // unhandled when the round's promises are freed (R14).
+        for promise in promises { promise.catch(on: .inline) { _ in } }
         return true
     }
 
