@@ -28,3 +28,22 @@ struct ReattachLeakTests {
         #expect(await waitUntilFreed(watched), "\(watched.filter { $0.object != nil }.count) of 5,000 roots leaked")
     }
 }
+
+@Suite("Tree state: a done report that overtakes its re-attach")
+struct EarlyDoneTests {
+    @Test("the late re-attach of a child already reported done is not kept; in the usual order it is kept, then dropped")
+    func earlyDoneThenReattach() {
+        let parent = PromiseCore<Int>(PromiseStateMachine(outcome: .success(1)))
+        let child = PromiseCore<Int>(PromiseStateMachine(outcome: .success(2)), parent: parent)
+        var tree = TreeState(isSettled: true, tracksInterest: true)
+        // Overtaken: the child's "done" arrives first, then its re-attach.
+        #expect(tree.apply(.childDone(ObjectIdentifier(child))) == false)
+        #expect(tree.apply(.reattach(child)) == false, "a done child must not be kept")
+        #expect(tree.hasNoChildren)
+        // The usual order: re-attached (the parent must register upward again), then done.
+        #expect(tree.apply(.reattach(child)) == true)
+        #expect(!tree.hasNoChildren)
+        #expect(tree.apply(.childDone(ObjectIdentifier(child))) == true, "the parent is done again")
+        #expect(tree.hasNoChildren)
+    }
+}

@@ -37,11 +37,12 @@ struct ChildSet {
     }
 
     /// Removes the child with identity `id`, if it is in the set.
-    mutating func remove(_ id: ObjectIdentifier) {
+    @discardableResult
+    mutating func remove(_ id: ObjectIdentifier) -> Bool {
         table.withUnsafeMutablePointers { header, slots in
             let mask = header.pointee.slotCount - 1
             let probed = probe(for: id, in: slots, mask: mask)
-            guard probed.found else { return }
+            guard probed.found else { return false }
             var hole = probed.index
             slots[hole] = nil
             header.pointee.count -= 1
@@ -57,6 +58,7 @@ struct ChildSet {
                 }
                 index = (index + 1) & mask
             }
+            return true
         }
     }
 

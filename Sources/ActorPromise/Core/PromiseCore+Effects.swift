@@ -4,12 +4,6 @@ extension PromiseCore {
     /// Carries out what a transition decided, with the gate already left.
     @inlinable
     nonisolated func carryOut(_ effects: PromiseEffects<Value>) {
-        // First: a promise that was done and just gained a child registers with its parent again
-        // before anything it delivers can settle that child. Done the other way round, the child
-        // could settle on another thread and this promise report itself done to the parent before
-        // the parent took it back; the parent would then hold a done child, and the two (each
-        // referencing the other) would never be freed.
-        if effects.reattach { reattachUpward(from: self) }
         if let body = effects.lazyBody { runLazyBody(body) }
         if let cancellation = effects.cancellation {
             if let handler = cancellation.handler { handler() }
@@ -26,6 +20,7 @@ extension PromiseCore {
             if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
         }
         if effects.reportDone { reportDone() }
+        if effects.reattach { reattachUpward(from: self) }
     }
 
     /// Carries out what adoption decided: observing the source, or refusing it.

@@ -78,14 +78,16 @@ struct TreeState {
         box.moreChildren!.insert(child)
     }
 
-    mutating func removeChild(_ id: ObjectIdentifier) {
+    /// Removes a child; returns whether it was there.
+    mutating func removeChild(_ id: ObjectIdentifier) -> Bool {
         if let firstChild, ObjectIdentifier(firstChild) == id {
             self.firstChild = nil
-            return
+            return true
         }
-        guard let rare, rare.moreChildren != nil else { return }
-        rare.moreChildren!.remove(id)
+        guard let rare, rare.moreChildren != nil else { return false }
+        let found = rare.moreChildren!.remove(id)
         if rare.moreChildren!.count == 0 { rare.moreChildren = nil }
+        return found
     }
 
     /// Every live child.
@@ -144,11 +146,21 @@ struct TreeState {
     mutating func apply(_ op: TreeOp) -> Bool {
         switch op {
         case .childDone(let id):
-            removeChild(id)
+            guard removeChild(id) else {
+                // The child's re-attach is still on its way (it registered a child, which settled
+                // on another thread before the re-attach arrived here): remember the report, so
+                // that the re-attach finds it and does not keep a child that is done.
+                adoptionLock.withLock { rareHoldingLock() }.earlyDone.append(id)
+                return false
+            }
             guard isSettled, hasNoChildren, !isDone else { return false }
             isDone = true
             return true
         case .reattach(let child):
+            if let rare, let early = rare.earlyDone.firstIndex(of: ObjectIdentifier(child)) {
+                rare.earlyDone.remove(at: early)
+                return false
+            }
             return add(child: child, dependent: false)
         case .dependentCancelled:
             cancelledDependents += 1
@@ -185,6 +197,10 @@ final class RareTreeState: @unchecked Sendable {
     // exclusivity check, which cost ~400 instructions per fan-out handler here, is off.
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
     @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
+    /// Children whose "done" report arrived before their re-attach (see `TreeState.apply`); the
+    /// re-attach in flight keeps each one alive, so its identifier cannot be reused meanwhile.
+    /// Touched only with the gate held.
+    @usableFromInline @exclusivity(unchecked) var earlyDone: [ObjectIdentifier] = []
 
     @usableFromInline init() {}
 }
