@@ -2,8 +2,8 @@ import Synchronization
 
 /// Hooks that report misuse which the library recovers from but a developer wants to hear about.
 public enum PromiseDiagnostics {
-    private static let handler = Mutex<(@Sendable (PromiseError) -> Void)?>(nil)
-    private static let unhandled = Mutex<(@Sendable (UnhandledRejection) -> Void)?>(nil)
+    private static let abandoned = DiagnosticHook<PromiseError>()
+    private static let unhandled = DiagnosticHook<UnhandledRejection>()
 
     /// Called when a pending promise is abandoned (its resolver was released before settling it),
     /// with the ``PromiseError`` its observers receive; `error.site` names where the promise was
@@ -12,20 +12,11 @@ public enum PromiseDiagnostics {
     /// By default, debug builds print a warning to standard error and release builds stay silent.
     /// Set it to `nil` to restore the default. It runs on the thread that released the resolver.
     public static var abandonmentHandler: (@Sendable (PromiseError) -> Void)? {
-        get { handler.withLock { $0 } }
-        set { handler.withLock { $0 = newValue } }
+        get { abandoned.handler }
+        set { abandoned.handler = newValue }
     }
 
-    static func reportAbandoned(_ error: PromiseError) {
-        if let custom = handler.withLock({ $0 }) {
-            custom(error)
-            return
-        }
-        #if DEBUG
-        var line = "ActorPromise warning: \(error)\n"
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        #endif
-    }
+    static func reportAbandoned(_ error: PromiseError) { abandoned.report(error) }
 
     /// Called when a promise rejected with an error that nobody took is released (R14), with the
     /// error and the site where that promise was made.
@@ -41,17 +32,31 @@ public enum PromiseDiagnostics {
     /// By default, debug builds print a warning to standard error and release builds stay silent.
     /// Set it to `nil` to restore the default. It runs on the thread that releases the promise.
     public static var unhandledRejectionHandler: (@Sendable (UnhandledRejection) -> Void)? {
-        get { unhandled.withLock { $0 } }
-        set { unhandled.withLock { $0 = newValue } }
+        get { unhandled.handler }
+        set { unhandled.handler = newValue }
     }
 
-    static func reportUnhandled(_ rejection: UnhandledRejection) {
-        if let custom = unhandled.withLock({ $0 }) {
-            custom(rejection)
+    static func reportUnhandled(_ rejection: UnhandledRejection) { unhandled.report(rejection) }
+}
+
+/// One report of ``PromiseDiagnostics``: a handler that may be set from any thread, and the
+/// default when none is set (debug builds print a warning to standard error, release builds stay
+/// silent).
+private final class DiagnosticHook<Report: Sendable & CustomStringConvertible>: Sendable {
+    private let stored = Mutex<(@Sendable (Report) -> Void)?>(nil)
+
+    var handler: (@Sendable (Report) -> Void)? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+
+    func report(_ report: Report) {
+        if let custom = handler {
+            custom(report)
             return
         }
         #if DEBUG
-        var line = "ActorPromise warning: \(rejection)\n"
+        var line = "ActorPromise warning: \(report)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
         #endif
     }

@@ -69,7 +69,7 @@ struct ModelRound {
 
     let seed: UInt64
     let contexts: Contexts
-    var random: SeededGenerator
+    var random: SplitMix64
     var model = PromiseModel()
     var promises: [Promise<Int>] = []
     var resolvers: [Int: Resolver<Int>] = [:]
@@ -82,7 +82,7 @@ struct ModelRound {
     init(seed: UInt64, contexts: Contexts) {
         self.seed = seed
         self.contexts = contexts
-        random = SeededGenerator(seed: seed)
+        random = SplitMix64(state: seed)
     }
 
     /// Builds the graph, runs the steps; returns whether every check passed.
