@@ -1,13 +1,6 @@
 import Testing
 @testable import ActorPromise
 
-/// A weak reference, to check that an object was freed.
-final class WeakReference: @unchecked Sendable {
-    // Safety: written once in init; weak loads are thread-safe.
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}
-
 @Suite("Reliability: depth, storms and misuse")
 struct StormTests {
     @Test("cancelling a tree of 100,000 branches while it settles: every branch settles, interest fires once")

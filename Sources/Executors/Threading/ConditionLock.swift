@@ -1,10 +1,3 @@
-/// Seconds on a monotonic clock, for deadlines.
-package func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 /// A mutex with a condition variable, built on pthreads.
 ///
 /// The worker pool and the run-loop threads park idle threads on it. pthreads are used rather

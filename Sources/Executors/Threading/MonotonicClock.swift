@@ -1,0 +1,6 @@
+/// Seconds on a monotonic clock, for deadlines.
+package func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
