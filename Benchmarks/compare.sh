@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs W1, W3 (instructions and allocations, from callgrind) and W6 (bytes per pending promise)
-# for ActorPromise and SwiftNIO in one go, and prints one table with ratios against DESIGN.md §6.
+# for ActorPromise and SwiftNIO in one go, and prints one table with ratios against the budgets in Benchmarks/README.md.
 #
 # Instruction counts come from valgrind's callgrind: they are stable on a shared machine where
 # wall time is not. Each workload runs at two sizes; the difference divided by the extra work is
@@ -52,7 +52,7 @@ verdict() { python3 -c "print('pass' if $1 <= $2 else 'FAIL')"; }
 
 printf '\n%-46s %12s %12s %8s %8s %6s\n' "measure" "ActorPromise" "reference" "ratio" "bar" "result"
 row() { printf '%-46s %12s %12s %8s %8s %6s\n' "$@"; }
-# Bars: DESIGN.md section 6, second bars (round 2). "(info)" rows have none.
+# Bars: the second budget bars (round 2; Benchmarks/README.md). "(info)" rows have none.
 row "W1 instr/link, global pool vs NIO on loop" "$ap_w1_i" "$nio_w1_i" "$(ratio "$ap_w1_i" "$nio_w1_i")" "<=1.4x" "$(verdict "$ap_w1_i/$nio_w1_i" 1.4)"
 row "W1 instr/link, inline vs NIO on loop" "$ai_w1_i" "$nio_w1_i" "$(ratio "$ai_w1_i" "$nio_w1_i")" "(info)" ""
 row "W1 allocations/link (global pool)" "$ap_w1_m" "$nio_w1_m" "$(ratio "$ap_w1_m" "$nio_w1_m")" "<=2" "$(verdict "$ap_w1_m" 2)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The regression guard of the CI smoke pass: a few of compare.sh's figures, measured quickly, each
-# checked against Thresholds/guard.txt. Prints every figure with its limit and DESIGN.md's bar;
+# checked against Thresholds/guard.txt. Prints every figure with its limit and its budget bar;
 # exits 1 if any figure is past its limit.
 #
 # W6 (bytes per pending promise) is read from resident memory; the instruction ratios come from

@@ -1,4 +1,4 @@
-// Wall-clock and malloc counts for the workloads of DESIGN.md §6, ActorPromise and SwiftNIO side
+// Wall-clock and malloc counts for the workloads W1–W7 (Benchmarks/README.md), ActorPromise and SwiftNIO side
 // by side. Run: `swift package --allow-writing-to-package-directory benchmark` in Benchmarks/.
 import ActorPromise
 import Benchmark

@@ -1,4 +1,4 @@
-// Runs one workload of DESIGN.md §6 a given number of times, for one library, and exits.
+// Runs one workload (W1–W7, Benchmarks/README.md) a given number of times, for one library, and exits.
 // `compare.sh` runs it under callgrind at two sizes and subtracts, so start-up costs cancel out.
 //
 //   Measure <workload> <library> <iterations>

@@ -1,7 +1,7 @@
 /// A mutex with a condition variable, built on pthreads.
 ///
 /// The worker pool and the run-loop threads park idle threads on it. pthreads are used rather
-/// than `Synchronization.Mutex` because ThreadSanitizer models them exactly (DESIGN.md §5).
+/// than `Synchronization.Mutex` because ThreadSanitizer models them exactly.
 ///
 /// Safety (`@unchecked Sendable`): the two pthread objects live at stable heap addresses that
 /// are created in `init` and destroyed in `deinit`; every other access goes through the
