@@ -7,7 +7,8 @@ import Foundation
 /// `then(on: .main)` handlers interleave with main-actor code in submission order. Something must
 /// service the main queue: in an app or an `async` `main` it already is; a command-line program
 /// that blocks its main thread instead calls ``run(until:timeout:)`` to drive it, or waits for a
-/// promise with `wait()`, which runs this context's handlers while it waits (E5).
+/// promise with `wait()`, which serves the main queue — this context's handlers and main-actor
+/// jobs — while it waits (E5).
 public final class MainContext: ExecutionContext, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `queue` is guarded by `lock`.
 
@@ -99,7 +100,13 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
             // the wake-up — for at most 50 ms, so a caller inside a main-queue block still polls.
             if runHandlers(until: isDone, deadline: now) { return }
             let turn = min(deadline - now, 0.05)
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: turn))
+            if Thread.isMainThread {
+                _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: turn))
+            } else {
+                // A thread serving the main queue that is not the process's first one (Linux): the
+                // main run loop is not this thread's to drive; this context's handlers still run.
+                _ = runHandlers(until: isDone, deadline: now + turn)
+            }
         }
     }
 
