@@ -37,6 +37,7 @@ read -r ap_w5x_i ap_w5x_m < <(per_unit actorpromise w5x 1)
 read -r cont_w5x_i cont_w5x_m < <(per_unit continuation w5x 1)
 read -r chk_w5x_i chk_w5x_m < <(per_unit checked-continuation w5x 1)
 read -r task_w5x_i task_w5x_m < <(per_unit task w5x 1)
+read -r nio_w5x_i nio_w5x_m < <(per_unit nio w5x 1)
 read -r ap_w7_i ap_w7_m < <(per_unit actorpromise w7 1)
 read -r dq_w7_i dq_w7_m < <(per_unit dispatch w7 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
@@ -64,6 +65,7 @@ row "W2 instr/handler, fan-out of 1,000 vs NIO" "$ap_w2_i" "$nio_w2_i" "$(ratio 
 row "W5 await of a settled promise vs unsafe cont." "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=2.0x" "$(verdict "$ap_w5_i/$cont_w5_i" 2.0)"
 row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
 row "W5x await, other thread, vs checked cont." "$ap_w5x_i" "$chk_w5x_i" "$(ratio "$ap_w5x_i" "$chk_w5x_i")" "<=1.0x" "$(verdict "$ap_w5x_i/$chk_w5x_i" 1.0)"
+row "W5x same vs NIO get() (info)" "$ap_w5x_i" "$nio_w5x_i" "$(ratio "$ap_w5x_i" "$nio_w5x_i")" "(info)" ""
 row "W5x same vs unsafe continuation (info)" "$ap_w5x_i" "$cont_w5x_i" "$(ratio "$ap_w5x_i" "$cont_w5x_i")" "(info)" ""
 row "W5x Task {} + await vs unsafe cont. (info)" "$task_w5x_i" "$cont_w5x_i" "$(ratio "$task_w5x_i" "$cont_w5x_i")" "(info)" ""
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=0.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 0.5)"

@@ -11,12 +11,14 @@ for workload in w1 w3; do
     done
 done
 for run in "w1q actorpromise" "w2 actorpromise" "w2 nio" "w5 actorpromise" "w5 continuation" \
-    "w5x actorpromise" "w5x continuation" "w5x checked-continuation" "w5x task" "w7 actorpromise" "w7 dispatch"; do
+    "w5x actorpromise" "w5x continuation" "w5x checked-continuation" "w5x task" "w5x nio" "w7 actorpromise" "w7 dispatch"; do
     .build/release/Measure $run 50
 done
 .build/release/Measure w4 actorpromise 1
 .build/release/Measure w4 nio 1
 .build/release/Measure w6 actorpromise 1000 >/dev/null
 .build/release/Measure w6 nio 1000 >/dev/null
+.build/release/Measure loop actorpromise 1000 >/dev/null
+.build/release/Measure loop nio 1000 >/dev/null
 ./guard.sh
 echo "benchmark smoke pass: ok"

@@ -113,3 +113,20 @@ extension NIOWorkloads {
         return (deepest.load(ordering: .relaxed) - before) / iterations
     }
 }
+
+extension NIOWorkloads {
+    /// The W5x peer: a future completed on its event loop, awaited from a task with `get()`. The
+    /// completion is queued on the loop before `get()` registers its callback (which NIO also
+    /// hops to the loop), so the callback always finds it completed and resumes the awaiting task
+    /// from the loop's thread: one cross-thread resume per await, never a race.
+    static func getFromEventLoop(iterations: Int) async {
+        let eventLoop = group.next()
+        var sum = 0
+        for _ in 0..<iterations {
+            let promise = eventLoop.makePromise(of: Int.self)
+            eventLoop.execute { promise.succeed(1) }
+            sum &+= try! await promise.futureResult.get()
+        }
+        precondition(sum == iterations)
+    }
+}

@@ -48,6 +48,7 @@ case ("w5", "checked-continuation"): runAsync { await AwaitWorkloads.checkedCont
 case ("w5x", "actorpromise"): runAsync { await AwaitWorkloads.awaitPromiseFromOtherThread(iterations: iterations) }
 case ("w5x", "continuation"): runAsync { await AwaitWorkloads.unsafeContinuationFromOtherThread(iterations: iterations) }
 case ("w5x", "checked-continuation"): runAsync { await AwaitWorkloads.checkedContinuationFromOtherThread(iterations: iterations) }
+case ("w5x", "nio"): runAsync { await NIOWorkloads.getFromEventLoop(iterations: iterations) }
 case ("w5x", "task"): runAsync { await AwaitWorkloads.taskValue(iterations: iterations) }
 case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
