@@ -164,12 +164,14 @@ extension Promise: Hashable {
 
 extension Promise {
     /// Creates the child state of a derived promise, registers `makeLink`'s link as an observer
-    /// and the child as a dependent, and returns the child.
+    /// and the child as a dependent, and returns the child. The child tracks interest as this
+    /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
-        site: PromiseSite = PromiseSite(), _ makeLink: (PromiseCore<Out>) -> Link<Value, Out>
+        tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(), _ makeLink: (PromiseCore<Out>) -> Link<Value, Out>
     ) -> Promise<Out> {
-        let child = PromiseCore<Out>(PromiseStateMachine(), tracksInterest: core.tracksInterest, parent: core, site: site)
+        let child = PromiseCore<Out>(
+            PromiseStateMachine(), tracksInterest: tracksInterest ?? core.tracksInterest, parent: core, site: site)
         core.send(.register(observer: makeLink(child), child: child, dependent: true))
         return Promise<Out>(core: child)
     }
@@ -178,10 +180,11 @@ extension Promise {
     @inlinable
     func derive<Out: Sendable>(
         on context: any ExecutionContext,
+        tracksInterest: Bool? = nil,
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(site: site) { OutcomeLink.make(child: $0, context: context, body: body) }
+        derive(tracksInterest: tracksInterest, site: site) { OutcomeLink.make(child: $0, context: context, body: body) }
     }
 }
 

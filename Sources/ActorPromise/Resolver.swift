@@ -12,14 +12,10 @@ import Synchronization
 /// the promise was created (R8).
 public final class Resolver<Value: Sendable>: Sendable {
     @usableFromInline let core: PromiseCore<Value>
-    /// Where the promise was created, for the abandonment report: the bytes of the `#fileID`
-    /// literal, its length and the line — 14 bytes where a `StaticString` and a `UInt` take 25, so
-    /// that a resolver fits in a 48-byte heap block instead of an 80-byte one (W6).
-    /// Safe to share: it points into a string literal, read-only data that lives as long as the
-    /// process.
-    nonisolated(unsafe) private let file: UnsafePointer<UInt8>?
-    private let line: UInt32
-    private let fileLength: UInt16
+    /// Where the promise was created, for the abandonment report, in release builds too: 14 bytes
+    /// where a `StaticString` and a `UInt` take 25, so that a resolver fits in a 48-byte heap
+    /// block instead of an 80-byte one (W6).
+    private let site: PromiseSite
     /// Whether this resolver has sent a settlement. The state actor may apply it a moment later
     /// (when its gate was busy), so `deinit` asks this rather than the promise.
     @usableFromInline let hasSettled = Atomic<Bool>(false)
@@ -27,22 +23,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     @usableFromInline
     init(core: PromiseCore<Value>, fileID: StaticString?, line: UInt) {
         self.core = core
-        // A literal of one Unicode scalar has no bytes to point to; such a site is not reported.
-        if let fileID, fileID.hasPointerRepresentation {
-            self.file = fileID.utf8Start
-            self.fileLength = UInt16(clamping: fileID.utf8CodeUnitCount)
-        } else {
-            self.file = nil
-            self.fileLength = 0
-        }
-        self.line = UInt32(clamping: line)
-    }
-
-    /// `file:line`, if the creation site is known.
-    private var site: String? {
-        guard let file else { return nil }
-        let name = String(decoding: UnsafeBufferPointer(start: file, count: Int(fileLength)), as: UTF8.self)
-        return "\(name):\(line)"
+        self.site = fileID.map { PromiseSite(fileID: $0, line: line) } ?? PromiseSite()
     }
 
     deinit {
@@ -55,7 +36,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// generic metadata (about 330 instructions), settled or not.
     @inline(never)
     private func abandon() {
-        let error = PromiseError(.abandoned, site: site)
+        let error = PromiseError(.abandoned, site: site.text)
         PromiseDiagnostics.reportAbandoned(error)
         core.send(.settle(.failure(error)))
     }

@@ -26,10 +26,6 @@ extension Promise {
     ///   - line: The line of that site (filled in for you).
     /// - Returns: A child of this promise that settles as it does (on the settling thread).
     public func shared(fileID: StaticString = #fileID, line: UInt = #line) -> Promise<Value> {
-        let child = PromiseCore<Value>(
-            PromiseStateMachine(), tracksInterest: false, parent: core, site: PromiseSite(fileID: fileID, line: line))
-        let link = OutcomeLink<Value, Value>.make(child: child, context: .inline) { .settle($0) }
-        core.send(.register(observer: link, child: child, dependent: true))
-        return Promise(core: child)
+        derive(on: .inline, tracksInterest: false, site: PromiseSite(fileID: fileID, line: line)) { .settle($0) }
     }
 }
