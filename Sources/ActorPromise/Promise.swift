@@ -87,7 +87,7 @@ public struct Promise<Value: Sendable>: Sendable {
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
         Promise(core: PromiseCore(
-            PromiseStateMachine(hook: .lazy(body)), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line)))
+            PromiseStateMachine(hook: .lazy(PromiseTaskLocals.carrying(body))), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this
@@ -172,7 +172,9 @@ extension Promise {
     ) -> Promise<Out> {
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? core.tracksInterest, parent: core, site: site)
-        core.send(.register(observer: makeLink(child), child: child, dependent: true))
+        let link = makeLink(child)
+        if let captured = PromiseTaskLocals.capture() { link.bind(captured) }
+        core.send(.register(observer: link, child: child, dependent: true))
         return Promise<Out>(core: child)
     }
 

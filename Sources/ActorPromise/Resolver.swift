@@ -94,7 +94,7 @@ public final class Resolver<Value: Sendable>: Sendable {
             handler()
             return
         }
-        core.send(.onCancel(handler))
+        core.send(.onCancel(PromiseTaskLocals.carrying(handler)))
     }
 }
 

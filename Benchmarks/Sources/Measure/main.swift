@@ -10,6 +10,7 @@
 //             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
+//             | actorpromise-tasklocal (w1, w2 with one task-local key propagated and bound: R15's cost)
 import Foundation
 
 /// Runs async work from the synchronous main thread (valgrind cannot run an `async` main).
@@ -36,6 +37,8 @@ case ("w1", "actorpromise-inline"): ActorPromiseWorkloads.chain(iterations: iter
 case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1q", "actorpromise"): ActorPromiseWorkloads.serialChain(iterations: iterations, links: 100)
 case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
+case ("w1", "actorpromise-tasklocal"): TaskLocalWorkloads.chain(iterations: iterations)
+case ("w2", "actorpromise-tasklocal"): TaskLocalWorkloads.fanOut(iterations: iterations)
 case ("w2", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w4", "actorpromise"): ActorPromiseWorkloads.all(iterations: iterations, count: 10_000)
 case ("w4", "nio"): NIOWorkloads.all(iterations: iterations, count: 10_000)

@@ -34,7 +34,7 @@ public struct ProgressReporting: Sendable {
     /// - Returns: The reporting, for the `progress:` parameter of a batch.
     @_disfavoredOverload
     public static func on(_ context: any ExecutionContext, _ body: @escaping @Sendable (BatchProgress) -> Void) -> ProgressReporting {
-        ProgressReporting(context: context, body: body)
+        ProgressReporting(context: context, body: PromiseTaskLocals.carrying(body))
     }
 
     /// Reports on the main actor: `progress: .on(.main) { p in self.fraction = p.fractionCompleted }`.
@@ -44,7 +44,7 @@ public struct ProgressReporting: Sendable {
     ///   - body: Sees each step of the batch, isolated to the main actor.
     /// - Returns: The reporting, for the `progress:` parameter of a batch.
     public static func on(_ context: MainContext, _ body: @escaping @MainActor @Sendable (BatchProgress) -> Void) -> ProgressReporting {
-        ProgressReporting(context: context) { progress in MainActor.assumeIsolated { body(progress) } }
+        Self.on(context as any ExecutionContext) { progress in MainActor.assumeIsolated { body(progress) } }
     }
 }
 

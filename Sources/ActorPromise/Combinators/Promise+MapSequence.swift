@@ -65,7 +65,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
         self.elements = elements
         self.maxConcurrency = maxConcurrency
         self.context = context
-        self.transform = transform
+        self.transform = PromiseTaskLocals.carrying(transform)
         self.values = [Value?](repeating: nil, count: elements.count)
         self.remaining = elements.count
         (promise, resolver) = Promise<[Value]>.pending(fileID: fileID, line: line)

@@ -129,7 +129,8 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
 
     init(body: @escaping @Sendable (Int) -> Promise<Value>, scheduler: any PromiseScheduler,
          decide: @escaping @Sendable (Int, any Error) -> RetryDecision) {
-        self.body = body
+        // Every attempt runs with the task-local values bound where the run started (R15).
+        self.body = PromiseTaskLocals.carrying(body)
         self.scheduler = scheduler
         self.decide = decide
         (promise, resolver) = Promise<Value>.pending()

@@ -1,0 +1,130 @@
+import Synchronization
+
+/// Task-local values that travel with promise handlers (R15).
+///
+/// A handler usually runs far from where it was written: on a pool thread, on a queue, on the
+/// main actor, or inline on whichever thread settled its promise. None of those carries the
+/// registering code's task-local values, so a request ID or a tracing context bound around a
+/// `then` would be lost in its handler. Register the key once, and it is not:
+///
+/// ```swift
+/// enum Request {
+///     @TaskLocal static var id: String?
+/// }
+///
+/// PromiseTaskLocals.propagate(Request.$id)     // once, at start-up
+///
+/// Request.$id.withValue("req-42") {
+///     fetchUser()
+///         .then { user in log("loaded \(user)") }               // sees "req-42", on the pool
+///         .then(on: .main) { _ in log("shown") }               // sees "req-42", on the main actor
+/// }
+/// ```
+///
+/// For every registered key:
+/// - A handler — of `then`, `map`, `flatMap`, `catch`, `recover`, `ensure`, `ensureThen`, `tap`,
+///   `whenComplete`, `validate`, their main-actor and actor-isolated forms, on any context — runs
+///   with the value that was bound where the handler was registered, the key's default if none
+///   was. The values bound on the thread that settles the promise never reach it.
+/// - A lazy body, each attempt of a retried body, each transform of `map(maxConcurrency:)`, a
+///   batch-progress handler and a resolver's `onCancel` handler run with the values bound where
+///   they were handed to the library.
+/// - Nothing flows back: values a handler binds end with it.
+/// - An async body (`Promise { try await … }`) and `await promise.value` need nothing from this
+///   type: they run in a task, which carries its task-local values itself.
+///
+/// Registration is process-wide, thread-safe and idempotent, and may happen at any time; it
+/// applies to handlers registered after it. A key cannot be unregistered. With no key registered
+/// a handler pays one atomic load; with keys registered it captures their values when it is
+/// registered and binds them around its run (the *Performance* article has the figures).
+///
+/// A tracing library's context is registered the same way: swift-distributed-tracing's
+/// `ServiceContext` is a `TaskLocal` too, so `PromiseTaskLocals.propagate(ServiceContext.$current)`
+/// carries it through promise chains.
+public enum PromiseTaskLocals {
+    /// Makes `key`'s value travel with every handler registered from now on.
+    ///
+    /// Calling it again with the same key does nothing.
+    ///
+    /// - Parameter key: The task-local key, written with a `$`: `Request.$id`.
+    public static func propagate<Value: Sendable>(_ key: TaskLocal<Value>) {
+        registry.add(PropagatedKey(key: key))
+    }
+
+    /// Whether `key` is registered.
+    ///
+    /// - Parameter key: The task-local key.
+    /// - Returns: `true` once ``propagate(_:)`` was called with it.
+    public static func isPropagated<Value: Sendable>(_ key: TaskLocal<Value>) -> Bool {
+        registry.contains(ObjectIdentifier(key))
+    }
+
+    /// The values of the registered keys, as bound on the calling thread or task; `nil` when no
+    /// key is registered, which costs one atomic load.
+    @usableFromInline
+    static func capture() -> CapturedTaskLocals? {
+        registry.capture()
+    }
+
+    private static let registry = TaskLocalRegistry()
+}
+
+/// The registered keys. Written rarely (once per key), read on every handler registration, so
+/// readers take no lock: the list is published as an immutable object through an atomic pointer.
+private final class TaskLocalRegistry: Sendable {
+    /// The published list; `nil` until a key is registered.
+    ///
+    /// Safety of the unmanaged reference: every list ever published is retained once and never
+    /// released — immortal — so a reader that loaded an old pointer can always use it. A list is
+    /// replaced only when a new key is registered, so the objects kept alive number the distinct
+    /// keys registered (a handful in a process).
+    private let published = Atomic<Unmanaged<KeyList>?>(nil)
+    /// Serializes registrations.
+    private let writer = Mutex<Void>(())
+
+    func add(_ key: any TaskLocalKey) {
+        writer.withLock { _ in
+            let keys = current?.keys ?? []
+            guard !keys.contains(where: { $0.id == key.id }) else { return }
+            let list = KeyList(keys: keys + [key])
+            published.store(Unmanaged.passRetained(list), ordering: .releasing)
+        }
+    }
+
+    func contains(_ id: ObjectIdentifier) -> Bool {
+        current?.keys.contains { $0.id == id } ?? false
+    }
+
+    func capture() -> CapturedTaskLocals? {
+        guard let list = published.load(ordering: .acquiring) else { return nil }
+        return list._withUnsafeGuaranteedRef { list in
+            CapturedTaskLocals(values: list.keys.map { $0.capture() })
+        }
+    }
+
+    private var current: KeyList? {
+        published.load(ordering: .acquiring)?.takeUnretainedValue()
+    }
+}
+
+/// One published list of keys; immutable.
+private final class KeyList: Sendable {
+    let keys: [any TaskLocalKey]
+
+    init(keys: [any TaskLocalKey]) { self.keys = keys }
+}
+
+/// A registered key, its value type erased.
+private protocol TaskLocalKey: Sendable {
+    var id: ObjectIdentifier { get }
+    /// The key's value as bound here (its default if nothing is bound).
+    func capture() -> any CapturedTaskLocal
+}
+
+private struct PropagatedKey<Value: Sendable>: TaskLocalKey {
+    let key: TaskLocal<Value>
+
+    var id: ObjectIdentifier { ObjectIdentifier(key) }
+
+    func capture() -> any CapturedTaskLocal { CapturedValue(key: key, value: key.get()) }
+}
