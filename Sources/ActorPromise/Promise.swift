@@ -168,13 +168,13 @@ extension Promise {
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
-        tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(), _ makeLink: (PromiseCore<Out>) -> Link<Value, Out>
+        tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(),
+        _ makeLink: (PromiseCore<Out>, CapturedTaskLocals?) -> Link<Value, Out>
     ) -> Promise<Out> {
+        let taskLocals = PromiseTaskLocals.capture()
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? core.tracksInterest, parent: core, site: site)
-        let link = makeLink(child)
-        if let captured = PromiseTaskLocals.capture() { link.bind(captured) }
-        core.send(.register(observer: link, child: child, dependent: true))
+        core.send(.register(observer: makeLink(child, taskLocals), child: child, dependent: true))
         return Promise<Out>(core: child)
     }
 
@@ -186,7 +186,7 @@ extension Promise {
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(tracksInterest: tracksInterest, site: site) { OutcomeLink.make(child: $0, context: context, body: body) }
+        derive(tracksInterest: tracksInterest, site: site) { OutcomeLink.make(child: $0, context: context, taskLocals: $1, body: body) }
     }
 }
 

@@ -17,9 +17,7 @@ open class WorkItem: @unchecked Sendable {
     @exclusivity(unchecked) package final var next: WorkItem?
     /// The library's own items run through a function specialized for their concrete type,
     /// created where that type is known, so a context never runs unspecialized generic code.
-    /// Written only before the item is submitted (a promise handler may wrap it then, to bind
-    /// task-local values around its run), so the rule above covers it.
-    @usableFromInline @exclusivity(unchecked) package final var runner: (@Sendable (WorkItem) -> Void)?
+    @usableFromInline package final let runner: (@Sendable (WorkItem) -> Void)?
 
     /// Creates a work item.
     public init() { runner = nil }

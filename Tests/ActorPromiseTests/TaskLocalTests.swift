@@ -62,6 +62,13 @@ private actor Ledger {
 struct TaskLocalTests {
     init() { Trace.register() }
 
+    @Test("R15 the Semantics article's example logs the request's ID from the pool, a queue and the main actor")
+    func articleExample() async throws {
+        PromiseTaskLocals.propagate(Request.$id)
+        try await show("/users", from: RowStore(), cache: SerialQueue(label: "cache")).value
+        #expect(snippetLog.current == ["req-/users: 2 rows", "req-/users: cached", "req-/users: showing 2"])
+    }
+
     @Test("R15 a handler sees the values bound where it was registered, on every context", arguments: contextNames)
     func everyContext(_ name: String) async throws {
         let context = TaskLocalContexts.named(name)

@@ -9,10 +9,20 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     // Safety: see `Observer`; `child` is immutable.
     @usableFromInline final let child: PromiseCore<Out>
 
-    @usableFromInline
-    init(child: PromiseCore<Out>, context: any ExecutionContext, runner: @escaping @Sendable (WorkItem) -> Void) {
+    /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
+    ///   where the handler was registered, captured by `derive` before anything else, where the
+    ///   check costs least (`nil`, one atomic load, with no key registered).
+    @inlinable
+    init(
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        runner: @escaping @Sendable (WorkItem) -> Void
+    ) {
         self.child = child
-        super.init(context: context, retainsSource: false, runner: runner)
+        if let taskLocals {
+            super.init(context: context, retainsSource: false, runner: { item in taskLocals.bind { runner(item) } })
+        } else {
+            super.init(context: context, retainsSource: false, runner: runner)
+        }
     }
 
     /// A context dropped the handler without running it: the child can never be settled by it.
@@ -87,12 +97,12 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
 
     @usableFromInline
     init(
-        child: PromiseCore<Out>, context: any ExecutionContext,
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>,
         runner: @escaping @Sendable (WorkItem) -> Void
     ) {
         self.body = body
-        super.init(child: child, context: context, runner: runner)
+        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
     }
 
     /// Never obsolete: a cancelled child's handler still runs, to observe the cancellation.
@@ -100,10 +110,10 @@ final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked 
 
     @inlinable
     static func make(
-        child: PromiseCore<Out>, context: any ExecutionContext,
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
     ) -> OutcomeLink {
-        OutcomeLink(child: child, context: context, body: body) { item in
+        OutcomeLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
             let link = unsafeDowncast(item, to: OutcomeLink.self)
             defer { link.endDelivery() }
             guard let outcome = link.outcomeObservingCancellation() else { return }

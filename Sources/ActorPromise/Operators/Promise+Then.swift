@@ -5,16 +5,17 @@ final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sen
 
     @usableFromInline
     init(
-        child: PromiseCore<Out>, context: any ExecutionContext,
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (In) throws -> Out, runner: @escaping @Sendable (WorkItem) -> Void
     ) {
         self.body = body
-        super.init(child: child, context: context, runner: runner)
+        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
     }
 
     @inlinable
-    static func make(child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
-        ThenLink(child: child, context: context, body: body) { item in
+    static func make(
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
+        ThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
             let link = unsafeDowncast(item, to: ThenLink.self)
             link.runValueHandler(link.body)
         }
@@ -31,16 +32,17 @@ final class VoidThenLink<In: Sendable>: Link<In, Void>, @unchecked Sendable {
 
     @usableFromInline
     init(
-        child: PromiseCore<Void>, context: any ExecutionContext,
+        child: PromiseCore<Void>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (In) throws -> Void, runner: @escaping @Sendable (WorkItem) -> Void
     ) {
         self.body = body
-        super.init(child: child, context: context, runner: runner)
+        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
     }
 
     @inlinable
-    static func make(child: PromiseCore<Void>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Void) -> VoidThenLink {
-        VoidThenLink(child: child, context: context, body: body) { item in
+    static func make(
+        child: PromiseCore<Void>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void) -> VoidThenLink {
+        VoidThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
             let link = unsafeDowncast(item, to: VoidThenLink.self)
             link.runValueHandler { try link.body($0) }
         }
@@ -54,18 +56,19 @@ final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked
 
     @usableFromInline
     init(
-        child: PromiseCore<Out>, context: any ExecutionContext,
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (In) throws -> Promise<Out>, runner: @escaping @Sendable (WorkItem) -> Void
     ) {
         self.body = body
-        super.init(child: child, context: context, runner: runner)
+        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
     }
 
     @inlinable
     static func make(
-        child: PromiseCore<Out>, context: any ExecutionContext, body: @escaping @Sendable (In) throws -> Promise<Out>
+        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        body: @escaping @Sendable (In) throws -> Promise<Out>
     ) -> FlatThenLink {
-        FlatThenLink(child: child, context: context, body: body) { item in
+        FlatThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
             let link = unsafeDowncast(item, to: FlatThenLink.self)
             defer { link.endDelivery() }
             guard let outcome = link.outcomeForRun() else { return }
@@ -101,7 +104,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -123,7 +126,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { VoidThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { VoidThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -149,7 +152,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -200,7 +203,7 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, taskLocals: $1, body: transform) }
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
@@ -218,6 +221,6 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, taskLocals: $1, body: transform) }
     }
 }

@@ -1,3 +1,5 @@
+import ActorPromiseExecutors
+
 /// The values of the registered task-local keys at one registration, to bind around the run of
 /// what was registered there (R15).
 @usableFromInline
@@ -31,6 +33,14 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
 }
 
 extension PromiseTaskLocals {
+    /// A work item's runner, made to run with the task-local values bound here; `runner` itself
+    /// when no key is registered (one atomic load).
+    @inlinable
+    static func binding(_ runner: @escaping @Sendable (WorkItem) -> Void) -> @Sendable (WorkItem) -> Void {
+        guard let captured = capture() else { return runner }
+        return { item in captured.bind { runner(item) } }
+    }
+
     /// `body`, made to run with the task-local values bound here; `body` itself when no key is
     /// registered.
     static func carrying<each Argument, Result>(
@@ -46,15 +56,5 @@ extension PromiseTaskLocals {
     ) -> @Sendable (repeat each Argument) -> Result {
         guard let captured = capture() else { return body }
         return { (argument: repeat each Argument) in captured.bind { body(repeat each argument) } }
-    }
-}
-
-extension WorkItem {
-    /// Makes the item run with `captured` bound: a handler registered where task-local values of
-    /// registered keys were bound (R15). Called before the item is submitted anywhere.
-    @usableFromInline
-    func bind(_ captured: CapturedTaskLocals) {
-        guard let runner else { return }
-        self.runner = { item in captured.bind { runner(item) } }
     }
 }

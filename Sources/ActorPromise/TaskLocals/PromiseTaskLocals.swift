@@ -48,7 +48,7 @@ public enum PromiseTaskLocals {
     ///
     /// - Parameter key: The task-local key, written with a `$`: `Request.$id`.
     public static func propagate<Value: Sendable>(_ key: TaskLocal<Value>) {
-        registry.add(PropagatedKey(key: key))
+        add(PropagatedKey(key: key))
     }
 
     /// Whether `key` is registered.
@@ -56,66 +56,58 @@ public enum PromiseTaskLocals {
     /// - Parameter key: The task-local key.
     /// - Returns: `true` once ``propagate(_:)`` was called with it.
     public static func isPropagated<Value: Sendable>(_ key: TaskLocal<Value>) -> Bool {
-        registry.contains(ObjectIdentifier(key))
+        current?.keys.contains { $0.id == ObjectIdentifier(key) } ?? false
     }
 
     /// The values of the registered keys, as bound on the calling thread or task; `nil` when no
     /// key is registered, which costs one atomic load.
-    @usableFromInline
+    @inlinable
     static func capture() -> CapturedTaskLocals? {
-        registry.capture()
+        guard let keys = publishedTaskLocalKeys.load(ordering: .acquiring) else { return nil }
+        return capture(keys)
     }
 
-    private static let registry = TaskLocalRegistry()
-}
+    @usableFromInline
+    static func capture(_ keys: Unmanaged<TaskLocalKeyList>) -> CapturedTaskLocals {
+        keys._withUnsafeGuaranteedRef { list in CapturedTaskLocals(values: list.keys.map { $0.capture() }) }
+    }
 
-/// The registered keys. Written rarely (once per key), read on every handler registration, so
-/// readers take no lock: the list is published as an immutable object through an atomic pointer.
-private final class TaskLocalRegistry: Sendable {
-    /// The published list; `nil` until a key is registered.
-    ///
-    /// Safety of the unmanaged reference: every list ever published is retained once and never
-    /// released — immortal — so a reader that loaded an old pointer can always use it. A list is
-    /// replaced only when a new key is registered, so the objects kept alive number the distinct
-    /// keys registered (a handful in a process).
-    private let published = Atomic<Unmanaged<KeyList>?>(nil)
-    /// Serializes registrations.
-    private let writer = Mutex<Void>(())
+    private static let writer = Mutex<Void>(())
 
-    func add(_ key: any TaskLocalKey) {
+    private static func add(_ key: any TaskLocalKey) {
         writer.withLock { _ in
             let keys = current?.keys ?? []
             guard !keys.contains(where: { $0.id == key.id }) else { return }
-            let list = KeyList(keys: keys + [key])
-            published.store(Unmanaged.passRetained(list), ordering: .releasing)
+            publishedTaskLocalKeys.store(.passRetained(TaskLocalKeyList(keys: keys + [key])), ordering: .releasing)
         }
     }
 
-    func contains(_ id: ObjectIdentifier) -> Bool {
-        current?.keys.contains { $0.id == id } ?? false
-    }
-
-    func capture() -> CapturedTaskLocals? {
-        guard let list = published.load(ordering: .acquiring) else { return nil }
-        return list._withUnsafeGuaranteedRef { list in
-            CapturedTaskLocals(values: list.keys.map { $0.capture() })
-        }
-    }
-
-    private var current: KeyList? {
-        published.load(ordering: .acquiring)?.takeUnretainedValue()
+    private static var current: TaskLocalKeyList? {
+        publishedTaskLocalKeys.load(ordering: .acquiring)?.takeUnretainedValue()
     }
 }
 
+/// The registered keys, published for readers that take no lock: registration is rare (once per
+/// key), reading happens at every handler registration. `nil` until a key is registered; a global
+/// with a constant initial value, so reading it needs no lazy-initialization check.
+///
+/// Safety of the unmanaged reference: every list ever published is retained once and never
+/// released — immortal — so a reader that loaded an old list can always use it. A list is replaced
+/// only when a new key is registered, so the lists kept alive number the distinct keys (a handful
+/// in a process).
+@usableFromInline
+let publishedTaskLocalKeys = Atomic<Unmanaged<TaskLocalKeyList>?>(nil)
+
 /// One published list of keys; immutable.
-private final class KeyList: Sendable {
+@usableFromInline
+final class TaskLocalKeyList: Sendable {
     let keys: [any TaskLocalKey]
 
     init(keys: [any TaskLocalKey]) { self.keys = keys }
 }
 
 /// A registered key, its value type erased.
-private protocol TaskLocalKey: Sendable {
+protocol TaskLocalKey: Sendable {
     var id: ObjectIdentifier { get }
     /// The key's value as bound here (its default if nothing is bound).
     func capture() -> any CapturedTaskLocal
