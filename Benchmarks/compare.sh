@@ -27,6 +27,8 @@ read -r ai_w3_i ai_w3_m < <(per_unit actorpromise-inline w3 1)
 read -r nio_w3_i nio_w3_m < <(per_unit nio w3 1)
 read -r ap_w1q_i ap_w1q_m < <(per_unit actorpromise w1q 100)
 read -r ap_w2_i ap_w2_m < <(per_unit actorpromise w2 1000)
+read -r tl_w1_i tl_w1_m < <(per_unit actorpromise-tasklocal w1 100)
+read -r tl_w2_i tl_w2_m < <(per_unit actorpromise-tasklocal w2 1000)
 read -r nio_w2_i nio_w2_m < <(per_unit nio w2 1000)
 SMALL_SAVED=$SMALL; LARGE_SAVED=$LARGE; SMALL=$((SMALL * 100)); LARGE=$((LARGE * 100))
 read -r ap_w5_i ap_w5_m < <(per_unit actorpromise w5 1)
@@ -62,6 +64,10 @@ row "W3 instr/promise, inline vs NIO" "$ai_w3_i" "$nio_w3_i" "$(ratio "$ai_w3_i"
 row "W3 allocations/promise (global pool)" "$ap_w3_m" "$nio_w3_m" "$(ratio "$ap_w3_m" "$nio_w3_m")" "(info)" ""
 row "W1 instr/link on a SerialQueue vs NIO" "$ap_w1q_i" "$nio_w1_i" "$(ratio "$ap_w1q_i" "$nio_w1_i")" "(info)" ""
 row "W2 instr/handler, fan-out of 1,000 vs NIO" "$ap_w2_i" "$nio_w2_i" "$(ratio "$ap_w2_i" "$nio_w2_i")" "<=2.0x" "$(verdict "$ap_w2_i/$nio_w2_i" 2.0)"
+row "W1 instr/link, 1 task-local key (R15) vs none" "$tl_w1_i" "$ap_w1_i" "$(ratio "$tl_w1_i" "$ap_w1_i")" "(info)" ""
+row "W1 allocations/link, 1 task-local key vs none" "$tl_w1_m" "$ap_w1_m" "$(ratio "$tl_w1_m" "$ap_w1_m")" "(info)" ""
+row "W2 instr/handler, 1 task-local key vs none" "$tl_w2_i" "$ap_w2_i" "$(ratio "$tl_w2_i" "$ap_w2_i")" "(info)" ""
+row "W2 allocations/handler, 1 task-local key vs none" "$tl_w2_m" "$ap_w2_m" "$(ratio "$tl_w2_m" "$ap_w2_m")" "(info)" ""
 row "W5 await of a settled promise vs unsafe cont." "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=2.0x" "$(verdict "$ap_w5_i/$cont_w5_i" 2.0)"
 row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
 row "W5x await, other thread, vs checked cont." "$ap_w5x_i" "$chk_w5x_i" "$(ratio "$ap_w5x_i" "$chk_w5x_i")" "<=1.0x" "$(verdict "$ap_w5x_i/$chk_w5x_i" 1.0)"

@@ -1,20 +1,20 @@
-import ActorPromiseExecutors
-
 /// The values of the registered task-local keys at one registration, to bind around the run of
 /// what was registered there (R15).
 @usableFromInline
 struct CapturedTaskLocals: Sendable {
-    let values: [any CapturedTaskLocal]
+    // The first value apart: with one key registered, the usual case, capturing allocates no array.
+    let first: any CapturedTaskLocal
+    let rest: [any CapturedTaskLocal]
 
     /// Runs `body` with the captured values bound; they end with it.
     @usableFromInline
     func bind<R>(_ body: () throws -> R) rethrows -> R {
-        try bind(from: values.startIndex, body)
+        try first.bind { try bind(from: rest.startIndex, body) }
     }
 
     private func bind<R>(from index: Int, _ body: () throws -> R) rethrows -> R {
-        guard index < values.endIndex else { return try body() }
-        return try values[index].bind { try bind(from: index + 1, body) }
+        guard index < rest.endIndex else { return try body() }
+        return try rest[index].bind { try bind(from: index + 1, body) }
     }
 }
 
@@ -33,14 +33,6 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
 }
 
 extension PromiseTaskLocals {
-    /// A work item's runner, made to run with the task-local values bound here; `runner` itself
-    /// when no key is registered (one atomic load).
-    @inlinable
-    static func binding(_ runner: @escaping @Sendable (WorkItem) -> Void) -> @Sendable (WorkItem) -> Void {
-        guard let captured = capture() else { return runner }
-        return { item in captured.bind { runner(item) } }
-    }
-
     /// `body`, made to run with the task-local values bound here; `body` itself when no key is
     /// registered.
     static func carrying<each Argument, Result>(

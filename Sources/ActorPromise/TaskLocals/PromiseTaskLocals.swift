@@ -69,7 +69,9 @@ public enum PromiseTaskLocals {
 
     @usableFromInline
     static func capture(_ keys: Unmanaged<TaskLocalKeyList>) -> CapturedTaskLocals {
-        keys._withUnsafeGuaranteedRef { list in CapturedTaskLocals(values: list.keys.map { $0.capture() }) }
+        keys._withUnsafeGuaranteedRef { list in
+            CapturedTaskLocals(first: list.keys[0].capture(), rest: list.keys.count == 1 ? [] : list.keys.dropFirst().map { $0.capture() })
+        }
     }
 
     private static let writer = Mutex<Void>(())
