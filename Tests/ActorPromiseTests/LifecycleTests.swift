@@ -162,6 +162,20 @@ struct RunLoopLifetimeTests {
         }
     }
 
+    @Test("L3 a worker pool dropped right after it is made keeps its threads and runs what it got")
+    func droppedPool() async throws {
+        // A pool lives as long as the process: its threads hold it. Before they did, a pool
+        // released before its threads started crashed them on their first access to it.
+        try await MemoryHeavy.exclusively { () async throws in
+            let done = Countdown(4)
+            for index in 0..<4 {
+                WorkerPool(threadCount: 1, name: "dropped\(index)").submit(ClosureWorkItem { done.tick() })
+            }
+            _ = WorkerPool(threadCount: 1, name: "dropped.idle")
+            try await done.wait()
+        }
+    }
+
     @Test("L3 a program-driven loop released with handlers queued rejects them as abandoned")
     func drivenLoopReleased() async throws {
         let (root, resolver) = Promise<Int>.pending()

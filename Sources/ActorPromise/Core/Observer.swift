@@ -61,6 +61,9 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     final func endDelivery() {
         guard endsDelivery else { return }
         endsDelivery = false
+        // `endsDelivery` is set only at delivery, right after `attach(to:)`, and `source` is
+        // cleared only after this call or on paths that never run the observer (discard, deinit):
+        // it is set here.
         source.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
 

@@ -226,7 +226,10 @@ extension PromiseCore {
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
     /// Reads only the `rare` field of the tree (and the box's adoptee), never the whole tree, which
-    /// the gate holder may be changing meanwhile.
+    /// the gate holder may be changing meanwhile. That is sound because the gate holder changes
+    /// the tree in place — `tree` is a stored property of this final class, so a mutating call
+    /// works on its address and never copies the struct out and back — and so touches `rare`'s
+    /// bytes only when it assigns `rare` itself, which it does under the lock.
     @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.rare?.adoptee }
 
     /// The outcome, once settled. Safe without the gate: the outcome is written once, before the

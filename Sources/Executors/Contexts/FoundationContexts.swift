@@ -46,13 +46,18 @@ private final class ItemOperation: Operation, @unchecked Sendable {
     // completion block, which Foundation runs after `main()` has returned (or after the operation
     // finished without starting).
     private let item: WorkItem
-    private unowned(unsafe) let queue: OperationQueue
+    /// Held strongly: `main()` names it as the running context (for `wait()`'s diagnosis), which
+    /// needs it alive. The cycle queue → operation → queue ends when the operation leaves the
+    /// queue, as a pending `DispatchQueue` block keeps its queue too.
+    private let queue: OperationQueue
     private var started = false
 
     init(_ item: WorkItem, queue: OperationQueue) {
         self.item = item
         self.queue = queue
         super.init()
+        // `unowned(unsafe)`: the block is stored in this operation and Foundation calls it through
+        // the operation, which it holds while doing so; a strong capture would be a cycle.
         completionBlock = { [unowned(unsafe) self] in
             if !self.started { self.item.cancelWhileQueued() }
         }

@@ -28,6 +28,11 @@ final class JobItem: WorkItem, @unchecked Sendable {
 extension ThreadState {
     /// Runs `body` with `executor` recorded as the serial context running on this thread.
     @inline(__always)
+    ///
+    /// The identity is recorded unretained, as a raw pointer: `executor` is an argument of this
+    /// call and so alive until `body` returns, and the record is removed before that. A reader
+    /// on this thread (``describeRunningContext(_:)``, from inside `body`) may therefore turn it
+    /// back into the object.
     package func running<R>(_ executor: AnyObject, _ body: () -> R) -> R {
         let outer = runningExecutor
         runningExecutor = UnsafeRawPointer(Unmanaged.passUnretained(executor).toOpaque())

@@ -2,6 +2,9 @@ import Foundation
 
 /// Names the library context whose item the calling thread runs, for error messages: the
 /// identity recorded by `ThreadState.running`.
+///
+/// Safe to call only on the thread that recorded `identity`, while its `running` call is under
+/// way: that call keeps the object alive (see there).
 package func describeRunningContext(_ identity: UnsafeRawPointer) -> String {
     let object = Unmanaged<AnyObject>.fromOpaque(identity).takeUnretainedValue()
     switch object {

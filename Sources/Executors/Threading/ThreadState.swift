@@ -14,6 +14,10 @@ package final class ThreadState {
     /// Whether an inline drain loop is running on this thread.
     @exclusivity(unchecked) package var isDraining = false
     /// The pool whose worker this thread is, if any.
+    ///
+    /// `unowned(unsafe)` (no reference counting on the path every submission takes) is safe
+    /// because it is set only by a worker thread of that pool, whose body holds the pool strongly
+    /// and never returns: the pool outlives this thread's state.
     @exclusivity(unchecked) package unowned(unsafe) var pool: WorkerPool?
     /// A continuation submitted by the running job to this thread's own pool.
     @exclusivity(unchecked) package var nextSlot: WorkItem?

@@ -31,7 +31,9 @@ public final class WorkerPool: ExecutionContext, @unchecked Sendable {
     public init(threadCount: Int, name: String = "ActorPromise.pool") {
         self.threadCount = max(1, threadCount)
         for index in 0..<self.threadCount {
-            startThread(named: "\(name).\(index)") { [unowned self] in self.workerLoop() }
+            // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
+            // lives as long as the process, so `ThreadState.pool` may refer to it unowned.
+            startThread(named: "\(name).\(index)") { self.workerLoop() }
         }
     }
 

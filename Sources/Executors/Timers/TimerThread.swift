@@ -26,7 +26,8 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, @uncheck
     @exclusivity(unchecked) private var sequence: UInt64 = 0
 
     private init() {
-        startThread(named: "ActorPromise.timer") { [unowned self] in self.loop() }
+        // The thread holds the timer thread's state strongly, for ever (`loop` never returns).
+        startThread(named: "ActorPromise.timer") { self.loop() }
     }
 
     /// Schedules `action` on the timer thread after `delay` of real time.
