@@ -1,14 +1,10 @@
 import Synchronization
 import ActorPromiseExecutors
 
-/// The values of ``AwaitObserver``'s `phase`.
+/// The values of ``AwaitObserver``'s `phase` (see there).
 @usableFromInline
-enum AwaitPhase {
-    @usableFromInline static let registered: UInt8 = 0
-    @usableFromInline static let armed: UInt8 = 1
-    @usableFromInline static let cancelledEarly: UInt8 = 2
-    @usableFromInline static let resumed: UInt8 = 3
-    @usableFromInline static let deliveredEarly: UInt8 = 4
+enum AwaitPhase: UInt8, AtomicRepresentable {
+    case registered, armed, cancelledEarly, resumed, deliveredEarly
 }
 
 /// One `await` of a promise: a continuation that the outcome or the awaiting task's cancellation
@@ -32,7 +28,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     // `registered` to `armed` (release), and read only by the one party that then moves `phase`
     // from `armed` to `resumed` (acquire). `source` follows `Observer`'s rule; when the outcome
     // comes early it is handed over through `phase` (`deliveredEarly`, release/acquire).
-    @usableFromInline let phase = Atomic<UInt8>(AwaitPhase.registered)
+    @usableFromInline let phase = Atomic<AwaitPhase>(.registered)
     @usableFromInline @exclusivity(unchecked) var continuation: UnsafeContinuation<Outcome<Value>, Never>?
 
     @usableFromInline

@@ -31,8 +31,8 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
-    /// Bit 0: settled; bit 1: cancelled. Written under the gate, read without it for snapshots.
-    @usableFromInline nonisolated let flags: Atomic<UInt8>
+    /// Settled, cancelled, cancelled while pending: written under the gate, read without it.
+    @usableFromInline nonisolated let status: Atomic<PromiseStatus>
     /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
     /// creation; derived promises take it from their parent.
     @usableFromInline nonisolated let tracksInterest: Bool
@@ -47,7 +47,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         site: PromiseSite = PromiseSite()
     ) {
         let settled = machine.outcome != nil
-        self.flags = Atomic(settled ? 1 : 0)
+        self.status = Atomic(settled ? .settled : [])
         self.tracksInterest = tracksInterest
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
@@ -172,7 +172,7 @@ extension PromiseCore {
         assumeIsolated { _ in }
         #endif
         let effects = machine.apply(op, tree: &tree)
-        if effects.flags != flags.load(ordering: .relaxed) { flags.store(effects.flags, ordering: .releasing) }
+        if effects.status != status.load(ordering: .relaxed) { status.store(effects.status, ordering: .releasing) }
         return effects
     }
 
@@ -217,12 +217,14 @@ extension PromiseCore {
 
     // MARK: Snapshots
 
-    @inlinable nonisolated var isSettled: Bool { flags.load(ordering: .acquiring) & 1 != 0 }
+    @inlinable nonisolated var isSettled: Bool { status.load(ordering: .acquiring).contains(.settled) }
     @usableFromInline nonisolated var isPending: Bool { !isSettled }
-    @usableFromInline nonisolated var isCancelled: Bool { flags.load(ordering: .acquiring) & 2 != 0 }
+    @usableFromInline nonisolated var isCancelled: Bool { status.load(ordering: .acquiring).contains(.cancelled) }
     /// Whether the promise was cancelled while pending. Final once true, so safe to act on
     /// without the gate.
-    @usableFromInline nonisolated var wasCancelledWhilePending: Bool { flags.load(ordering: .acquiring) & 8 != 0 }
+    @usableFromInline nonisolated var wasCancelledWhilePending: Bool {
+        status.load(ordering: .acquiring).contains(.cancelledWhilePending)
+    }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
     /// Reads only the `rare` field of the tree (and the box's adoptee), never the whole tree, which

@@ -13,24 +13,38 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var observers = ObserverList<Value>()
     /// Lazy body, cancellation and adoption work: rare, so kept out of line.
     @usableFromInline var rare: RareEffects<Value>?
-    /// What else to do, as bits (see the accessors below): one field, not four, keeps the
-    /// struct small enough to travel in registers.
-    @usableFromInline var marks: UInt8 = 0
-    /// The state's snapshot bits after the transition: 1 settled, 2 cancelled, 8 cancelled while
-    /// pending (final: such a promise never changes again).
-    @usableFromInline var flags: UInt8 = 0
+    /// What else to do (see the accessors below): one byte, not four `Bool`s, keeps the struct
+    /// small enough to travel in registers.
+    @usableFromInline var work: Work = []
+    /// The promise's status after the transition, to publish for readers without the gate.
+    @usableFromInline var status: PromiseStatus = []
+
+    /// The follow-up work a transition asks for, carried out after the gate is left.
+    @usableFromInline
+    struct Work: OptionSet, Sendable {
+        @usableFromInline let rawValue: UInt8
+        @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// This transition settled the promise.
+        @inlinable static var settled: Work { Work(rawValue: 1) }
+        /// The promise is done: its parent no longer needs to know it.
+        @inlinable static var reportDone: Work { Work(rawValue: 2) }
+        /// The promise must register with its parent again.
+        @inlinable static var reattach: Work { Work(rawValue: 4) }
+        /// The observers are a delivery that must end with `.endDelivery` (R2).
+        @inlinable static var holdsDelivery: Work { Work(rawValue: 8) }
+    }
 
     /// Whether this transition settled the promise.
-    @inlinable var settled: Bool { get { mark(1) } set { setMark(1, newValue) } }
+    @inlinable var settled: Bool { get { work.contains(.settled) } set { set(.settled, newValue) } }
     /// Whether the promise is done: its parent no longer needs to know it.
-    @inlinable var reportDone: Bool { get { mark(2) } set { setMark(2, newValue) } }
+    @inlinable var reportDone: Bool { get { work.contains(.reportDone) } set { set(.reportDone, newValue) } }
     /// Whether the promise must register with its parent again.
-    @inlinable var reattach: Bool { get { mark(4) } set { setMark(4, newValue) } }
+    @inlinable var reattach: Bool { get { work.contains(.reattach) } set { set(.reattach, newValue) } }
     /// The observers are a delivery that must end with `.endDelivery` (R2).
-    @inlinable var holdsDelivery: Bool { get { mark(8) } set { setMark(8, newValue) } }
+    @inlinable var holdsDelivery: Bool { get { work.contains(.holdsDelivery) } set { set(.holdsDelivery, newValue) } }
 
-    @inlinable func mark(_ bit: UInt8) -> Bool { marks & bit != 0 }
-    @inlinable mutating func setMark(_ bit: UInt8, _ on: Bool) { if on { marks |= bit } else { marks &= ~bit } }
+    @inlinable mutating func set(_ item: Work, _ on: Bool) { if on { work.insert(item) } else { work.remove(item) } }
 
     @inlinable init() {}
 

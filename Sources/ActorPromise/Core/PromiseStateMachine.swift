@@ -47,7 +47,9 @@ struct PromiseStateMachine<Value: Sendable> {
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
         case .endDelivery: endDelivery()
         }
-        effects.flags = (tree.isSettled ? 1 : 0) | (tree.isCancelled ? 2 : 0) | (cancelledWhilePending ? 8 : 0)
+        if tree.isSettled { effects.status.insert(.settled) }
+        if tree.isCancelled { effects.status.insert(.cancelled) }
+        if cancelledWhilePending { effects.status.insert(.cancelledWhilePending) }
         return effects
     }
 

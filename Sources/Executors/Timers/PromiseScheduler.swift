@@ -31,7 +31,7 @@ public final class ScheduledAction: @unchecked Sendable {
     // `task` are written by the scheduler before it hands the action out, and only the winning
     // `cancel` reads them afterwards. `queueIndex` belongs to
     // the queue and is guarded by its lock.
-    private let state = Atomic<UInt8>(0) // 0 pending, 1 started, 2 cancelled
+    private let state = Atomic<State>(.pending)
     @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
     /// The queue to leave when cancelled.
     package weak var queue: (any ScheduledActionQueue)?
@@ -39,6 +39,11 @@ public final class ScheduledAction: @unchecked Sendable {
     @exclusivity(unchecked) package var task: Task<Void, Never>?
     /// The action's place in `queue`, kept by the queue under its lock.
     @exclusivity(unchecked) package var queueIndex = -1
+
+    /// Where the action is: it leaves `pending` once, to `started` (``fire()``) or `cancelled`.
+    private enum State: UInt8, AtomicRepresentable {
+        case pending, started, cancelled
+    }
 
     /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
     public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
@@ -48,7 +53,7 @@ public final class ScheduledAction: @unchecked Sendable {
     /// The action's closure and its place in the scheduler are released now, not at the deadline.
     @discardableResult
     public func cancel() -> Bool {
-        guard state.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged else {
+        guard state.compareExchange(expected: .pending, desired: .cancelled, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
         action = nil
@@ -59,11 +64,11 @@ public final class ScheduledAction: @unchecked Sendable {
     }
 
     /// Whether ``cancel()`` won before the action started.
-    public var isCancelled: Bool { state.load(ordering: .acquiring) == 2 }
+    public var isCancelled: Bool { state.load(ordering: .acquiring) == .cancelled }
 
     /// Runs the action unless it was cancelled or has already run. For schedulers.
     public func fire() {
-        guard state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+        guard state.compareExchange(expected: .pending, desired: .started, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
         let runnable = action

@@ -1,0 +1,18 @@
+import Synchronization
+
+/// What any thread may learn about a promise without its gate: the snapshot a transition
+/// publishes in `PromiseCore.status` (release), read with an acquiring load.
+@usableFromInline
+struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
+    @usableFromInline let rawValue: UInt8
+
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Fulfilled or rejected (cancellation included).
+    @inlinable static var settled: PromiseStatus { PromiseStatus(rawValue: 1) }
+    /// Rejected by cancellation.
+    @inlinable static var cancelled: PromiseStatus { PromiseStatus(rawValue: 2) }
+    /// Cancelled while it was pending. Final: such a promise never changes again, so a thread
+    /// may act on it without the gate.
+    @inlinable static var cancelledWhilePending: PromiseStatus { PromiseStatus(rawValue: 4) }
+}
