@@ -47,7 +47,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         site: PromiseSite = PromiseSite()
     ) {
         let settled = machine.outcome != nil
-        self.status = Atomic(settled ? .settled : [])
+        self.status = Atomic(settled ? .settled : .none)
         self.tracksInterest = tracksInterest
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)

@@ -15,9 +15,9 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @usableFromInline var rare: RareEffects<Value>?
     /// What else to do (see the accessors below): one byte, not four `Bool`s, keeps the struct
     /// small enough to travel in registers.
-    @usableFromInline var work: Work = []
+    @usableFromInline var work = Work.none
     /// The promise's status after the transition, to publish for readers without the gate.
-    @usableFromInline var status: PromiseStatus = []
+    @usableFromInline var status = PromiseStatus.none
 
     /// The follow-up work a transition asks for, carried out after the gate is left.
     @usableFromInline
@@ -25,6 +25,9 @@ struct PromiseEffects<Value: Sendable>: Sendable {
         @usableFromInline let rawValue: UInt8
         @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
 
+        /// Nothing. (An empty array literal would call an initializer the optimizer leaves
+        /// outlined on this path.)
+        @inlinable static var none: Work { Work(rawValue: 0) }
         /// This transition settled the promise.
         @inlinable static var settled: Work { Work(rawValue: 1) }
         /// The promise is done: its parent no longer needs to know it.
@@ -44,7 +47,9 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     /// The observers are a delivery that must end with `.endDelivery` (R2).
     @inlinable var holdsDelivery: Bool { get { work.contains(.holdsDelivery) } set { set(.holdsDelivery, newValue) } }
 
-    @inlinable mutating func set(_ item: Work, _ on: Bool) { if on { work.insert(item) } else { work.remove(item) } }
+    @inlinable mutating func set(_ item: Work, _ on: Bool) {
+        work = Work(rawValue: on ? work.rawValue | item.rawValue : work.rawValue & ~item.rawValue)
+    }
 
     @inlinable init() {}
 

@@ -47,9 +47,10 @@ struct PromiseStateMachine<Value: Sendable> {
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
         case .endDelivery: endDelivery()
         }
-        if tree.isSettled { effects.status.insert(.settled) }
-        if tree.isCancelled { effects.status.insert(.cancelled) }
-        if cancelledWhilePending { effects.status.insert(.cancelledWhilePending) }
+        effects.status = PromiseStatus.none
+            .adding(.settled, if: tree.isSettled)
+            .adding(.cancelled, if: tree.isCancelled)
+            .adding(.cancelledWhilePending, if: cancelledWhilePending)
         return effects
     }
 

@@ -8,6 +8,8 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
 
     @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// Pending. (An empty array literal would call an initializer the optimizer leaves outlined.)
+    @inlinable static var none: PromiseStatus { PromiseStatus(rawValue: 0) }
     /// Fulfilled or rejected (cancellation included).
     @inlinable static var settled: PromiseStatus { PromiseStatus(rawValue: 1) }
     /// Rejected by cancellation.
@@ -15,4 +17,9 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// Cancelled while it was pending. Final: such a promise never changes again, so a thread
     /// may act on it without the gate.
     @inlinable static var cancelledWhilePending: PromiseStatus { PromiseStatus(rawValue: 4) }
+
+    /// This status, with `other` added when `condition` holds.
+    @inlinable func adding(_ other: PromiseStatus, if condition: Bool) -> PromiseStatus {
+        condition ? PromiseStatus(rawValue: rawValue | other.rawValue) : self
+    }
 }

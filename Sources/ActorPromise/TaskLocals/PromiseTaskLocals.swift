@@ -70,7 +70,10 @@ public enum PromiseTaskLocals {
     @usableFromInline
     static func capture(_ keys: Unmanaged<TaskLocalKeyList>) -> CapturedTaskLocals {
         keys._withUnsafeGuaranteedRef { list in
-            CapturedTaskLocals(first: list.keys[0].capture(), rest: list.keys.count == 1 ? [] : list.keys.dropFirst().map { $0.capture() })
+            var values: [any CapturedTaskLocal] = []
+            values.reserveCapacity(list.keys.count)
+            for key in list.keys { values.append(key.capture()) }
+            return CapturedTaskLocals(values: values)
         }
     }
 
