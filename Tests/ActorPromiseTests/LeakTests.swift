@@ -111,7 +111,7 @@ struct LeakTests {
             let time = ManualScheduler()
             let retried = Retryable<Int> { [object] _ in _ = object; return Promise(error: TestError()) }
                 .retry(attempts: 10, delay: .fixed(.seconds(1)), scheduler: time)
-                .freeze()
+                .run()
             retried.cancel()
             time.advance(by: .seconds(100))
             _ = await retried.outcome

@@ -14,7 +14,7 @@ struct RetryTests {
     @Test("R11 retry(attempts:) re-runs the work until it succeeds")
     func retriesUntilSuccess() async throws {
         let calls = Locked(0)
-        let value = try await Self.flaky(failures: 2, calls: calls).retry(attempts: 3).freeze().value
+        let value = try await Self.flaky(failures: 2, calls: calls).retry(attempts: 3).run().value
         #expect(value == 3)
         #expect(calls.current == 3)
     }
@@ -23,7 +23,7 @@ struct RetryTests {
     func givesUp() async throws {
         let calls = Locked(0)
         await #expect(throws: TestError(id: 3)) {
-            try await Self.flaky(failures: 10, calls: calls).retry(attempts: 3).freeze().value
+            try await Self.flaky(failures: 10, calls: calls).retry(attempts: 3).run().value
         }
         #expect(calls.current == 3)
     }
@@ -32,7 +32,7 @@ struct RetryTests {
     func fixedDelay() async throws {
         let time = ManualScheduler()
         let calls = Locked(0)
-        let retried = Self.flaky(failures: 1, calls: calls).retry(attempts: 2, delay: .fixed(.seconds(3)), scheduler: time).freeze()
+        let retried = Self.flaky(failures: 1, calls: calls).retry(attempts: 2, delay: .fixed(.seconds(3)), scheduler: time).run()
         #expect(calls.current == 1)
         time.advance(by: .seconds(2))
         #expect(calls.current == 1)
@@ -43,13 +43,13 @@ struct RetryTests {
     @Test("R11 exponential backoff grows, is capped, and jitter only shortens")
     func backoff() {
         let policy = RetryDelay.exponential(initial: .seconds(1), multiplier: 2, maximum: .seconds(5))
-        #expect(policy.delay(after: 1) == .seconds(1))
-        #expect(policy.delay(after: 2) == .seconds(2))
-        #expect(policy.delay(after: 3) == .seconds(4))
-        #expect(policy.delay(after: 4) == .seconds(5))
+        #expect(policy.duration(afterAttempt: 1) == .seconds(1))
+        #expect(policy.duration(afterAttempt: 2) == .seconds(2))
+        #expect(policy.duration(afterAttempt: 3) == .seconds(4))
+        #expect(policy.duration(afterAttempt: 4) == .seconds(5))
         let jittered = RetryDelay.exponential(initial: .seconds(4), jitter: 0.5)
         for _ in 0..<100 {
-            let wait = jittered.delay(after: 1)
+            let wait = jittered.duration(afterAttempt: 1)
             #expect(wait >= .seconds(2) && wait <= .seconds(4))
         }
     }
@@ -66,7 +66,7 @@ struct RetryTests {
             case 2: return .retryAfter(.seconds(1))
             default: return .stop
             }
-        }.freeze()
+        }.run()
         #expect(calls.current == 2)
         time.advance(by: .seconds(1))
         await #expect(throws: TestError(id: 3)) { try await retried.value }
@@ -83,7 +83,7 @@ struct RetryTests {
 
         let cascading = Locked(0)
         await #expect(throws: (any Error).self) {
-            try await Self.flaky(failures: 100, calls: cascading).retry(attempts: 3).retry(attempts: 2).freeze().value
+            try await Self.flaky(failures: 100, calls: cascading).retry(attempts: 3).retry(attempts: 2).run().value
         }
         #expect(cascading.current == 6)
     }
@@ -96,7 +96,7 @@ struct RetryTests {
         let retried = Retryable<Int> { attempt in
             calls.increment()
             return attempt == 1 ? Promise(error: TestError()) : running
-        }.retry(attempts: 5, delay: .fixed(.seconds(1)), scheduler: time).freeze()
+        }.retry(attempts: 5, delay: .fixed(.seconds(1)), scheduler: time).run()
         time.advance(by: .seconds(1))
         #expect(calls.current == 2)
         retried.cancel()

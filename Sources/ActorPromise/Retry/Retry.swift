@@ -9,15 +9,18 @@ public enum RetryDelay: Sendable, Equatable {
     /// so that many clients do not retry in lock-step.
     case exponential(initial: Duration, multiplier: Double = 2, maximum: Duration = .seconds(60), jitter: Double = 0)
 
-    /// The wait before attempt `attempt + 1`, after `attempt` attempts failed (attempt ≥ 1).
-    public func delay(after attempt: Int) -> Duration {
+    /// How long to wait before the next attempt, once `attempt` attempts failed (attempt ≥ 1).
+    ///
+    /// - Parameter attempt: How many attempts failed so far.
+    /// - Returns: The wait; `.zero` for ``none``.
+    public func duration(afterAttempt attempt: Int) -> Duration {
         switch self {
         case .none:
             return .zero
         case .fixed(let duration):
             return duration
         case .exponential(let initial, let multiplier, let maximum, let jitter):
-            let growth = pow(multiplier, Double(max(0, attempt - 1)))
+            let growth = power(multiplier, max(0, attempt - 1))
             let base = min(initial * growth, maximum)
             let fraction = jitter > 0 ? Double.random(in: 0...min(1, jitter)) : 0
             return base * (1 - fraction)
@@ -35,9 +38,11 @@ public enum RetryDecision: Sendable, Equatable {
     case stop
 }
 
-private func pow(_ base: Double, _ exponent: Double) -> Double {
+/// `base` raised to a whole `exponent` (≥ 0), by repeated multiplication: the module needs no
+/// libm import for it, and the exponent is an attempt count, so no fraction is lost.
+private func power(_ base: Double, _ exponent: Int) -> Double {
     var result = 1.0
-    var remaining = Int(exponent)
+    var remaining = exponent
     while remaining > 0 {
         result *= base
         remaining -= 1

@@ -10,14 +10,14 @@ import ActorPromiseExecutors
 /// let request = Retryable { _ in api.fetchUser(id) }
 ///     .retry(attempts: 3, delay: .exponential(initial: .milliseconds(200), jitter: 0.5))
 ///     .reuse()                  // a value once obtained is handed to later runs
-/// let user = request.freeze()   // a plain promise to hand out: runs once, never retried again
+/// let user = request.run()      // a plain promise to hand out: this run, with its retries
 /// ```
 ///
 /// Retries cascade: a `Retryable` retried inside another is re-run by the outer policy, so
 /// `.retry(attempts: 3).retry(attempts: 2)` makes up to 6 attempts — use ``reuse()`` or hand out
-/// ``freeze()`` to stop that.
+/// the promise of one ``run()`` to stop that.
 ///
-/// Cancelling a promise returned by ``run()`` (or ``freeze()``), or its last waiter, stops future
+/// Cancelling a promise returned by ``run()``, or its last waiter, stops future
 /// attempts and stops waiting for the attempt that is running, which then cancels itself and its
 /// work unless somebody else waits for it (B7).
 public struct Retryable<Value: Sendable>: Sendable {
@@ -29,11 +29,11 @@ public struct Retryable<Value: Sendable>: Sendable {
         self.body = body
     }
 
-    /// Runs the work once more: a new promise.
+    /// Runs the work once more — with its retry policies, if any — and returns that run's promise:
+    /// the single value to hand out, which later runs never change.
+    ///
+    /// - Returns: A new promise per call. Cancelling it stops this run (see above).
     public func run() -> Promise<Value> { body(1) }
-
-    /// Runs the work once and returns that promise — the single-value form to hand out.
-    public func freeze() -> Promise<Value> { run() }
 
     /// Retries a failed run up to `attempts` attempts in total, waiting `delay` between them.
     ///
@@ -52,7 +52,7 @@ public struct Retryable<Value: Sendable>: Sendable {
         let attempts = max(1, attempts)
         return retry(scheduler: scheduler) { attempt, error in
             guard attempt < attempts, shouldRetry(error) else { return .stop }
-            let wait = delay.delay(after: attempt)
+            let wait = delay.duration(afterAttempt: attempt)
             return wait <= .zero ? .retry : .retryAfter(wait)
         }
     }
@@ -96,7 +96,7 @@ extension Promise {
         scheduler: any PromiseScheduler = .system,
         _ body: @escaping @Sendable (_ attempt: Int) -> Promise<Value>
     ) -> Promise<Value> {
-        Retryable(body).retry(attempts: attempts, delay: delay, scheduler: scheduler).freeze()
+        Retryable(body).retry(attempts: attempts, delay: delay, scheduler: scheduler).run()
     }
 }
 
