@@ -85,7 +85,7 @@ struct MainThreadWaitTests {
         }.then { $0 + 2 }
         WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(1) })
         // Exclusive: while it waits, the main thread runs other tests' main-context handlers too.
-        let result = try await MainThreadExclusive.shared.run {
+        let result = try await AsyncMutex.mainThread.withLock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 DispatchQueue.main.async {
                     continuation.resume(with: Result { try chain.wait(timeout: .seconds(30)) })

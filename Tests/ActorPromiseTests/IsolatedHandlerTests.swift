@@ -38,7 +38,7 @@ struct IsolatedHandlerTests {
         // For main-actor *state*, `then(on: .main) { @MainActor … }` is the form (an `isolated
         // MainActor` parameter does not make a closure `@MainActor` for the compiler).
         // Exclusive: a blocking wait on the main thread elsewhere would run these handlers in its task.
-        try await MainThreadExclusive.shared.run { try await Self.mainActorRounds() }
+        try await AsyncMutex.mainThread.withLock { try await Self.mainActorRounds() }
     }
 
     static func mainActorRounds() async throws {

@@ -150,7 +150,7 @@ struct RunLoopLifetimeTests {
     @Test("L3 a released run-loop thread runs what was queued, then its thread exits")
     func releasedLoopDrainsAndExits() async throws {
         // The thread count is process-wide: no other thread-starting test runs meanwhile.
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let before = threadCount()
             let done = Countdown(50 * 3)
             for index in 0..<50 {
@@ -166,7 +166,7 @@ struct RunLoopLifetimeTests {
     func droppedPool() async throws {
         // A pool lives as long as the process: its threads hold it. Before they did, a pool
         // released before its threads started crashed them on their first access to it.
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let done = Countdown(4)
             for index in 0..<4 {
                 WorkerPool(threadCount: 1, name: "dropped\(index)").submit(ClosureWorkItem { done.tick() })

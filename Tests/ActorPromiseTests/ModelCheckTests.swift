@@ -27,7 +27,7 @@ struct ModelCheckTests {
     func randomGraphs() async throws {
         // It starts threads (a run-loop thread, dispatch queues): kept apart from the tests that
         // count the process's threads.
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let contexts = Contexts()
             for round in 0..<Self.rounds {
                 let seed = Self.firstSeed &+ UInt64(round)

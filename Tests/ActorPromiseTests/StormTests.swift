@@ -5,7 +5,7 @@ import Testing
 struct StormTests {
     @Test("cancelling a tree of 100,000 branches while it settles: every branch settles, interest fires once")
     func cancellationStorm() async throws {
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let fired = Locked(0)
             let (root, resolver) = Promise<Int>.pending(tracksInterest: true)
             resolver.onCancel { fired.increment() }
@@ -43,7 +43,7 @@ struct StormTests {
 
     @Test("R3 a 1,000,000-iteration recursive promise loop settles in constant stack and frees every level")
     func millionIterationLoop() async throws {
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             // Each level waits for the next until the loop ends (a follower is an ordinary pending
             // promise), so every 10,000th level is watched: alive at the deepest point, freed once
             // the loop has settled and its result was taken.

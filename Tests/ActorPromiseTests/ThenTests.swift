@@ -134,7 +134,7 @@ struct ThenTests {
 
     @Test("R3 a 1,000,000-link inline chain settles and is freed without stack overflow")
     func millionLinkInlineChain() async throws {
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let (root, resolver) = Promise<Int>.pending()
             var tail = root
             for _ in 0..<1_000_000 { tail = tail.then(on: .inline) { $0 + 1 } }
@@ -145,7 +145,7 @@ struct ThenTests {
 
     @Test("R3 a 1,000,000-link chain on the worker pool settles in constant stack")
     func millionLinkPoolChain() async throws {
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let (root, resolver) = Promise<Int>.pending()
             var tail = root
             for _ in 0..<1_000_000 { tail = tail.then { $0 + 1 } }
@@ -156,7 +156,7 @@ struct ThenTests {
 
     @Test("R3 a pending 1,000,000-link chain dropped unresolved is torn down without overflow")
     func droppedPendingChain() async throws {
-        try await MemoryHeavy.exclusively { () async throws in
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let observed = Locked<(any Error)?>(nil)
             do {
                 let (root, resolver) = Promise<Int>.pending()

@@ -37,11 +37,19 @@ func currentThreadID() -> UInt {
     UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(Unmanaged.passUnretained(ThreadState.current).toOpaque())))
 }
 
-/// Tests that allocate hundreds of megabytes, or start threads, run one at a time through this
-/// lock, so that the tests that measure resident memory or count the process's threads (the soak
-/// test, L3) never run beside them.
-actor MemoryHeavy {
-    private static let shared = MemoryHeavy()
+/// A lock for tests that must not overlap others of their kind, held across `await`s.
+///
+/// - ``memoryHeavy``: tests that allocate hundreds of megabytes, or start threads, run one at a
+///   time, so that the tests that measure resident memory or count the process's threads (the
+///   soak test, L3) never run beside them.
+/// - ``mainThread``: a blocking `wait()` on the main thread runs every pending main-context
+///   handler while it waits — inside the waiting test's task — so a test that checks that
+///   main-actor handlers run without a task must not overlap it (Swift Testing runs suites in
+///   parallel).
+actor AsyncMutex {
+    static let memoryHeavy = AsyncMutex()
+    static let mainThread = AsyncMutex()
+
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -57,15 +65,15 @@ actor MemoryHeavy {
         if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
     }
 
-    /// Runs `body` while no other memory-heavy test runs.
-    static func exclusively<T>(_ body: () async throws -> T) async throws -> T {
-        await shared.acquire()
+    /// Runs `body` while no other `withLock` of this mutex runs.
+    nonisolated func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
         do {
             let result = try await body()
-            await shared.release()
+            await release()
             return result
         } catch {
-            await shared.release()
+            await release()
             throw error
         }
     }
@@ -93,25 +101,4 @@ func registerInBatches(
         if settleAfter == batch + 1 { resolver.fulfill(0) }
     }
     for done in collected.current { try await done.value }
-}
-
-/// Keeps apart the tests that would disturb each other through the main thread. A blocking
-/// `wait()` on the main thread runs every pending main-context handler while it waits — inside
-/// the waiting test's task — so a test that checks that main-actor handlers run without a task
-/// must not overlap it (Swift Testing runs suites in parallel).
-actor MainThreadExclusive {
-    static let shared = MainThreadExclusive()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    /// Runs `body` when no other `run` is under way.
-    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
-        while busy { await withCheckedContinuation { waiting.append($0) } }
-        busy = true
-        defer {
-            busy = false
-            if !waiting.isEmpty { waiting.removeFirst().resume() }
-        }
-        return try await body()
-    }
 }
