@@ -51,17 +51,19 @@ public struct ProgressReporting: Sendable {
 /// Counts a batch's completed items and delivers the counts, in order and one at a time, to a
 /// ``ProgressReporting`` (see there for the rules).
 @usableFromInline
-final class ProgressReporter: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): the `var`s are guarded by `lock`; the `let`s are immutable.
-    private let lock = ConditionLock()
+final class ProgressReporter: Sendable {
     private let total: Int
     private let reporting: ProgressReporting
-    private var completed = 0
-    /// Counts not yet handed to the handler.
-    private var pending: [Int] = []
-    /// A delivery item is queued or running on the context.
-    private var isDelivering = false
-    private var isStopped = false
+    private let state = LockedState(Counts())
+
+    private struct Counts: Sendable {
+        var completed = 0
+        /// Counts not yet handed to the handler.
+        var pending: [Int] = []
+        /// A delivery item is queued or running on the context.
+        var isDelivering = false
+        var isStopped = false
+    }
 
     @usableFromInline
     init(total: Int, reporting: ProgressReporting) {
@@ -72,39 +74,36 @@ final class ProgressReporter: @unchecked Sendable {
     /// One more item is done.
     @usableFromInline
     func itemCompleted() {
-        lock.lock()
-        guard !isStopped, completed < total else {
-            lock.unlock()
-            return
+        let submit = state.withLock { state -> Bool in
+            guard !state.isStopped, state.completed < total else { return false }
+            state.completed += 1
+            state.pending.append(state.completed)
+            defer { state.isDelivering = true }
+            return !state.isDelivering
         }
-        completed += 1
-        pending.append(completed)
-        let submit = !isDelivering
-        isDelivering = true
-        lock.unlock()
         if submit { reporting.context.submit(ClosureWorkItem { self.deliver() }) }
     }
 
     /// The batch is cancelled or failed: no report starts after this.
     @usableFromInline
     func stop() {
-        lock.withLock {
-            isStopped = true
-            pending.removeAll()
+        state.withLock { state in
+            state.isStopped = true
+            state.pending.removeAll()
         }
     }
 
     /// Hands the pending counts to the handler, in order, until none is left.
     private func deliver() {
         while true {
-            lock.lock()
-            guard !isStopped, !pending.isEmpty else {
-                isDelivering = false
-                lock.unlock()
-                return
+            let next: Int? = state.withLock { state in
+                guard !state.isStopped, !state.pending.isEmpty else {
+                    state.isDelivering = false
+                    return nil
+                }
+                return state.pending.removeFirst()
             }
-            let count = pending.removeFirst()
-            lock.unlock()
+            guard let count = next else { return }
             reporting.body(BatchProgress(completed: count, total: total))
         }
     }

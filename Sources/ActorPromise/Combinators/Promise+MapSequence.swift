@@ -42,22 +42,25 @@ extension Promise {
 }
 
 /// Runs a bounded number of transforms at once and collects their values in order.
-final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): the `var`s are guarded by `lock`; the `let`s are immutable.
-    private let lock = ConditionLock()
+final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
     private let elements: [Element]
     private let maxConcurrency: Int
     private let context: any ExecutionContext
     private let transform: @Sendable (Element) throws -> Promise<Value>
     private let progress: ProgressReporter?
-    private var values: [Value?]
-    private var next = 0
-    private var running: [Int: Promise<Value>] = [:]
-    private var runningCount = 0
-    private var remaining: Int
-    private var finished = false
+    private let state: LockedState<Progress>
     let promise: Promise<[Value]>
     private let resolver: Resolver<[Value]>
+
+    /// How far the batch is.
+    private struct Progress: Sendable {
+        var values: [Value?]
+        var next = 0
+        var running: [Int: Promise<Value>] = [:]
+        var runningCount = 0
+        var remaining: Int
+        var finished = false
+    }
 
     init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
          fileID: StaticString, line: UInt, transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
@@ -66,8 +69,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
         self.maxConcurrency = maxConcurrency
         self.context = context
         self.transform = PromiseTaskLocals.carrying(transform)
-        self.values = [Value?](repeating: nil, count: elements.count)
-        self.remaining = elements.count
+        self.state = LockedState(Progress(values: [Value?](repeating: nil, count: elements.count), remaining: elements.count))
         (promise, resolver) = Promise<[Value]>.pending(fileID: fileID, line: line)
         resolver.onCancel { [self] in fail(PromiseError.cancelled()) }
         if elements.isEmpty { resolver.fulfill([]) }
@@ -76,15 +78,13 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
     /// Starts transforms while there is room.
     func startMore() {
         while true {
-            lock.lock()
-            guard !finished, next < elements.count, runningCount < maxConcurrency else {
-                lock.unlock()
-                return
+            let started: Int? = state.withLock { state in
+                guard !state.finished, state.next < elements.count, state.runningCount < maxConcurrency else { return nil }
+                state.next += 1
+                state.runningCount += 1
+                return state.next - 1
             }
-            let index = next
-            next += 1
-            runningCount += 1
-            lock.unlock()
+            guard let index = started else { return }
             let element = elements[index]
             let transform = transform
             // `work` follows the promise the transform returns; cancelling `work` stops the
@@ -97,11 +97,11 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
 
     /// Records a running transform, so that a failure can cancel it; `false` once finished.
     private func track(_ index: Int, _ work: Promise<Value>) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !finished else { return false }
-        running[index] = work
-        return true
+        state.withLock { state in
+            guard !state.finished else { return false }
+            state.running[index] = work
+            return true
+        }
     }
 
     private func finish(_ index: Int, _ outcome: Outcome<Value>) {
@@ -109,34 +109,31 @@ final class MapDriver<Element: Sendable, Value: Sendable>: @unchecked Sendable {
         case .failure(let error):
             fail(error)
         case .success(let value):
-            lock.lock()
-            guard !finished else {
-                lock.unlock()
-                return
+            // `nil` if the batch already finished; the collected values once it is done now.
+            let result: [Value]?? = state.withLock { state in
+                guard !state.finished else { return nil }
+                state.values[index] = value
+                state.running[index] = nil
+                state.runningCount -= 1
+                state.remaining -= 1
+                guard state.remaining == 0 else { return .some(nil) }
+                state.finished = true
+                return .some(state.values.map { $0! })
             }
-            values[index] = value
-            running[index] = nil
-            runningCount -= 1
-            remaining -= 1
-            let done = remaining == 0
-            if done { finished = true }
-            let collected = done ? values.map { $0! } : []
-            lock.unlock()
+            guard let result else { return }
             progress?.itemCompleted()
-            if done { resolver.fulfill(collected) } else { startMore() }
+            if let collected = result { resolver.fulfill(collected) } else { startMore() }
         }
     }
 
     private func fail(_ error: any Error) {
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return
+        let cancelled: [Promise<Value>]? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.running = [:] }
+            return Array(state.running.values)
         }
-        finished = true
-        let cancelled = Array(running.values)
-        running = [:]
-        lock.unlock()
+        guard let cancelled else { return }
         progress?.stop()
         resolver.reject(error)
         for promise in cancelled { promise.cancel() }

@@ -68,36 +68,22 @@ private func currentLibraryContext() -> String? {
 }
 
 /// A one-shot mailbox that a blocked thread waits on.
-private final class Waiter<Value: Sendable>: @unchecked Sendable {
-    // Safety: `outcome` is guarded by `lock`; `wakesMain` is immutable.
-    private let lock = ConditionLock()
-    private var outcome: Outcome<Value>?
+private final class Waiter<Value: Sendable>: Sendable {
+    private let outcome = LockedState<Outcome<Value>?>(nil)
     /// Whether a main thread runs main-context handlers while it waits, and must be woken.
     private let wakesMain: Bool
 
     init(wakesMain: Bool) { self.wakesMain = wakesMain }
 
-    var isDone: Bool { lock.withLock { outcome != nil } }
+    var isDone: Bool { outcome.withLock { $0 != nil } }
 
     func deliver(_ outcome: Outcome<Value>) {
-        lock.withLock { self.outcome = outcome }
-        lock.broadcast()
+        self.outcome.withLockWakingWaiters { $0 = outcome }
         if wakesMain { MainContext.shared.wakeMainThread() }
     }
 
     func take(timeout: Double?) -> Outcome<Value>? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let timeout else {
-            while outcome == nil { lock.wait() }
-            return outcome
-        }
-        let deadline = monotonicSeconds() + timeout
-        while outcome == nil {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { return nil }
-            lock.wait(seconds: remaining)
-        }
-        return outcome
+        guard outcome.wait(timeout: timeout, until: { $0 != nil }) else { return nil }
+        return outcome.withLock { $0 }
     }
 }

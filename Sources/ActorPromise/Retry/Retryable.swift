@@ -101,31 +101,32 @@ extension Promise {
 }
 
 /// The first value a run produced, for ``Retryable/reuse()``.
-final class ValueCache<Value: Sendable>: @unchecked Sendable {
-    // Safety: `stored` is guarded by `lock`.
-    private let lock = ConditionLock()
-    private var stored: Value?
+final class ValueCache<Value: Sendable>: Sendable {
+    private let stored = LockedState<Value?>(nil)
 
-    var value: Value? { lock.withLock { stored } }
+    var value: Value? { stored.withLock { $0 } }
 
     func store(_ value: Value) {
-        lock.withLock { if stored == nil { stored = value } }
+        stored.withLock { if $0 == nil { $0 = value } }
     }
 }
 
 /// One retried run: attempts until one succeeds or the decision says stop.
-final class RetryDriver<Value: Sendable>: @unchecked Sendable {
-    // Safety: `current`, `timer`, `stopped` and `attempt` are guarded by `lock`.
-    private let lock = ConditionLock()
+final class RetryDriver<Value: Sendable>: Sendable {
     private let body: @Sendable (Int) -> Promise<Value>
     private let scheduler: any PromiseScheduler
     private let decide: @Sendable (Int, any Error) -> RetryDecision
     private let promise: Promise<Value>
     private let resolver: Resolver<Value>
-    private var current: Promise<Value>?
-    private var timer: ScheduledAction?
-    private var stopped = false
-    private var attempt = 0
+    private let state = LockedState(Progress())
+
+    /// Where the run is: the attempt running or the timer waiting for the next one.
+    private struct Progress: Sendable {
+        var current: Promise<Value>?
+        var timer: ScheduledAction?
+        var stopped = false
+        var attempt = 0
+    }
 
     init(body: @escaping @Sendable (Int) -> Promise<Value>, scheduler: any PromiseScheduler,
          decide: @escaping @Sendable (Int, any Error) -> RetryDecision) {
@@ -138,10 +139,10 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
 
     func start() -> Promise<Value> {
         resolver.onCancel { [self] in
-            let (running, timer) = lock.withLock { () -> (Promise<Value>?, ScheduledAction?) in
-                stopped = true
-                defer { current = nil; self.timer = nil }
-                return (current, self.timer)
+            let (running, timer) = state.withLock { state -> (Promise<Value>?, ScheduledAction?) in
+                state.stopped = true
+                defer { state.current = nil; state.timer = nil }
+                return (state.current, state.timer)
             }
             timer?.cancel()
             running?.cancel()
@@ -151,17 +152,17 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
     }
 
     private func next() {
-        let number: Int? = lock.withLock {
-            guard !stopped else { return nil }
-            attempt += 1
-            timer = nil
-            return attempt
+        let number: Int? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.attempt += 1
+            state.timer = nil
+            return state.attempt
         }
         guard let number else { return }
         // A branch per attempt: cancelling the run cancels the branch, so the attempt loses this
         // waiter and stops its work unless somebody else waits for it (R7, B7).
         let attemptPromise = body(number).branch()
-        lock.withLock { current = attemptPromise }
+        state.withLock { $0.current = attemptPromise }
         attemptPromise.observe { [self] outcome in
             switch outcome {
             case .success(let value):
@@ -173,7 +174,7 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
     }
 
     private func handle(_ error: any Error, after number: Int) {
-        if lock.withLock({ stopped }) { return }
+        if state.withLock({ $0.stopped }) { return }
         switch decide(number, error) {
         case .stop:
             resolver.reject(error)
@@ -181,9 +182,9 @@ final class RetryDriver<Value: Sendable>: @unchecked Sendable {
             next()
         case .retryAfter(let wait):
             let scheduled = scheduler.schedule(after: wait) { [self] in next() }
-            let cancelled = lock.withLock { () -> Bool in
-                if stopped { return true }
-                timer = scheduled
+            let cancelled = state.withLock { state -> Bool in
+                if state.stopped { return true }
+                state.timer = scheduled
                 return false
             }
             if cancelled { scheduled.cancel() }

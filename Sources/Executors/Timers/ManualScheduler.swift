@@ -6,29 +6,32 @@
 /// let slow = promise.timeout(after: .seconds(5), scheduler: time)
 /// time.advance(by: .seconds(5))   // the timeout fires now, on this thread
 /// ```
-public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `now`, `sequence` and `entries` are guarded by `lock`.
-    private let lock = ConditionLock()
-    @exclusivity(unchecked) private var now: Duration = .zero
-    @exclusivity(unchecked) private var sequence: UInt64 = 0
-    @exclusivity(unchecked) private var entries: [(deadline: Duration, sequence: UInt64, action: ScheduledAction)] = []
+public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Sendable {
+    private let state = LockedState(Timeline())
+
+    /// The manual time and the actions waiting for it.
+    private struct Timeline: Sendable {
+        var now: Duration = .zero
+        var sequence: UInt64 = 0
+        var entries: [(deadline: Duration, sequence: UInt64, action: ScheduledAction)] = []
+    }
 
     /// Creates a scheduler at time zero.
     public init() {}
 
     /// The time elapsed so far.
-    public var elapsed: Duration { lock.withLock { now } }
+    public var elapsed: Duration { state.withLock { $0.now } }
 
     /// Actions scheduled and neither run nor cancelled.
-    public var pendingCount: Int { lock.withLock { entries.count } }
+    public var pendingCount: Int { state.withLock { $0.entries.count } }
 
     /// Schedules `action` at the current manual time plus `delay`; it runs during an ``advance(by:)`` that reaches it.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         handle.queue = self
-        lock.withLock {
-            sequence += 1
-            entries.append((now + max(.zero, delay), sequence, handle))
+        state.withLock { state in
+            state.sequence += 1
+            state.entries.append((state.now + max(.zero, delay), state.sequence, handle))
         }
         return handle
     }
@@ -36,23 +39,23 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, @unc
     /// Moves time forward by `duration`, running every action that falls due, in deadline order,
     /// on the calling thread. Actions scheduled by those actions run too if they fall due.
     public func advance(by duration: Duration) {
-        let target = lock.withLock { now + duration }
+        let target = state.withLock { $0.now + duration }
         while let next = takeNext(dueBy: target) { next.fire() }
-        lock.withLock { now = target }
+        state.withLock { $0.now = target }
     }
 
     /// Drops a cancelled action, so that it holds nothing until its deadline.
     package func remove(_ action: ScheduledAction) {
-        lock.withLock { entries.removeAll { $0.action === action } }
+        state.withLock { $0.entries.removeAll { $0.action === action } }
     }
 
     private func takeNext(dueBy target: Duration) -> ScheduledAction? {
-        lock.withLock {
-            guard let index = entries.indices.min(by: {
-                (entries[$0].deadline, entries[$0].sequence) < (entries[$1].deadline, entries[$1].sequence)
-            }), entries[index].deadline <= target else { return nil }
-            let entry = entries.remove(at: index)
-            now = max(now, entry.deadline)
+        state.withLock { state in
+            guard let index = state.entries.indices.min(by: {
+                (state.entries[$0].deadline, state.entries[$0].sequence) < (state.entries[$1].deadline, state.entries[$1].sequence)
+            }), state.entries[index].deadline <= target else { return nil }
+            let entry = state.entries.remove(at: index)
+            state.now = max(state.now, entry.deadline)
             return entry.action
         }
     }
