@@ -174,7 +174,7 @@ extension Promise {
         let taskLocals = PromiseTaskLocals.capture()
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? core.tracksInterest, parent: core, site: site)
-        core.send(.register(observer: makeLink(child, taskLocals), child: child, dependent: true))
+        core.derive(child, observedBy: makeLink(child, taskLocals))
         return Promise<Out>(core: child)
     }
 

@@ -38,7 +38,7 @@ public final class Resolver<Value: Sendable>: Sendable {
     private func abandon() {
         let error = PromiseError(.abandoned, site: site.text)
         PromiseDiagnostics.reportAbandoned(error)
-        core.send(.settle(.failure(error)))
+        core.settle(.failure(error))
     }
 
     /// The promise this resolver settles.
@@ -55,21 +55,21 @@ public final class Resolver<Value: Sendable>: Sendable {
     @inlinable
     public func fulfill(_ value: Value) {
         hasSettled.store(true, ordering: .relaxed)
-        core.send(.settle(.success(value)))
+        core.settle(.success(value))
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
     @inlinable
     public func reject(_ error: any Error) {
         hasSettled.store(true, ordering: .relaxed)
-        core.send(.settle(.failure(error)))
+        core.settle(.failure(error))
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
     @inlinable
     public func resolve(_ result: Result<Value, some Error>) {
         hasSettled.store(true, ordering: .relaxed)
-        core.send(.settle(result.mapError { $0 as any Error }))
+        core.settle(result.mapError { $0 as any Error })
     }
 
     /// Makes the promise follow `other`: it settles as `other` settles (Promises/A+ §2.3.2).
@@ -94,7 +94,7 @@ public final class Resolver<Value: Sendable>: Sendable {
             handler()
             return
         }
-        core.send(.onCancel(PromiseTaskLocals.carrying(handler)))
+        core.addCancelHandler(PromiseTaskLocals.carrying(handler))
     }
 }
 

@@ -49,7 +49,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
             self.stopWaiting(decided: true)
         }
         for (index, input) in inputs.enumerated() {
-            input.core.send(.register(observer: CombinatorObserver.make(self, index), child: nil, dependent: true))
+            input.core.observe(CombinatorObserver.make(self, index))
         }
         stopWaiting(decided: false, started: true)
         return promise

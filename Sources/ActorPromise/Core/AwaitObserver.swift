@@ -72,7 +72,7 @@ extension Promise {
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 observer.continuation = continuation
-                core.send(.register(observer: observer, child: nil, dependent: true))
+                core.observe(observer)
                 let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
                 if armed { return }
                 observer.continuation = nil

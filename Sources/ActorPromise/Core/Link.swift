@@ -28,7 +28,7 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     /// A context dropped the handler without running it: the child can never be settled by it.
     override func discard() {
         detachSource()
-        child.send(.settle(.failure(PromiseError.handlerDropped())))
+        child.settle(.failure(PromiseError.handlerDropped()))
     }
 
     /// An operation queue cancelled the handler before it ran: the child is cancelled.
@@ -62,7 +62,7 @@ class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
     /// Settles the child.
     @inlinable @inline(__always)
     final func finish(_ outcome: Outcome<Out>) {
-        child.send(.settle(outcome))
+        child.settle(outcome)
     }
 
     /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to the child,
@@ -141,7 +141,7 @@ final class AdoptObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     static func make(target: PromiseCore<Value>) -> AdoptObserver {
         AdoptObserver(target: target) { item in
             let observer = unsafeDowncast(item, to: AdoptObserver.self)
-            if let outcome = observer.receivedOutcome() { observer.target.send(.settle(outcome)) }
+            if let outcome = observer.receivedOutcome() { observer.target.settle(outcome) }
         }
     }
 }
@@ -152,7 +152,7 @@ extension PromiseCore {
     @inlinable
     nonisolated func adopt(_ source: PromiseCore<Value>) {
         if source === self {
-            send(.settle(.failure(PromiseError(.selfResolution))))
+            settle(.failure(PromiseError(.selfResolution)))
             return
         }
         if isSettled {

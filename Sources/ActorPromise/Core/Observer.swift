@@ -223,7 +223,7 @@ extension Promise {
     /// dependent that never stops waiting, so the promise never loses interest because of it.
     @inlinable
     package func observe(_ body: @escaping @Sendable (Outcome<Value>) -> Void) {
-        core.send(.register(observer: CallbackObserver.make(body), child: nil, dependent: true))
+        core.observe(CallbackObserver.make(body))
     }
 
     /// A child that settles exactly as this promise does, so that cancelling it cancels only
@@ -254,6 +254,6 @@ extension Promise {
     /// It counts as a dependent that never stops waiting, like ``observe(_:)``.
     @inlinable
     package func takesEveryOutcome() {
-        core.send(.register(observer: nil, child: nil, dependent: true))
+        core.addDependent()
     }
 }

@@ -27,7 +27,7 @@ extension PromiseCore {
     @usableFromInline
     nonisolated func carryOut(_ adoption: AdoptionEffects<Value>) {
         if let source = adoption.subscribeTo {
-            source.send(.register(observer: AdoptObserver.make(target: self), child: nil, dependent: true))
+            source.observe(AdoptObserver.make(target: self))
         }
         if let unwanted = adoption.unwanted { unwanted.refuse() }
     }
@@ -37,7 +37,7 @@ extension PromiseCore {
     /// else waits for it (R7, B7).
     @usableFromInline
     nonisolated func refuse() {
-        send(.register(observer: nil, child: nil, dependent: true))
+        addDependent()
         loseInterest(self)
     }
 

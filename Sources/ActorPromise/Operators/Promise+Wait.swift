@@ -43,7 +43,7 @@ extension Promise {
         }
         let waiter = Waiter<Value>(wakesMain: onMain)
         // The waiter counts as a dependent (R7): while it waits, the work is wanted.
-        core.send(.register(observer: CallbackObserver.make { waiter.deliver($0) }, child: nil, dependent: true))
+        core.observe(CallbackObserver.make { waiter.deliver($0) })
         let limit = timeout.map { max(0, seconds($0)) }
         if onMain {
             MainContext.shared.serveMainQueue(until: { waiter.isDone }, deadline: monotonicSeconds() + (limit ?? 1e12))
