@@ -37,3 +37,15 @@ final class RowStore: Sendable {
 let snippetLog = Locked<[String]>([])
 
 func log(_ line: String) { snippetLog.withLock { $0.append(line) } }
+
+// swift-service-context declares its context as `@TaskLocal public static var current:
+// ServiceContext?` in an extension of `ServiceContext`. A stand-in of the same shape shows that a
+// tracing context is registered like any other key, with no dependency on that package.
+
+struct TracingContext: Sendable {
+    var traceID: String
+}
+
+extension TracingContext {
+    @TaskLocal static var current: TracingContext?
+}

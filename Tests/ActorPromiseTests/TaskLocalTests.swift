@@ -69,6 +69,17 @@ struct TaskLocalTests {
         #expect(snippetLog.current == ["req-/users: 2 rows", "req-/users: cached", "req-/users: showing 2"])
     }
 
+    @Test("R15 a tracing context shaped like ServiceContext (an optional static task-local) travels too")
+    func tracingContext() async throws {
+        PromiseTaskLocals.propagate(TracingContext.$current)
+        let (promise, resolver) = Promise<Int>.pending()
+        let traced = TracingContext.$current.withValue(TracingContext(traceID: "4bf92f35")) {
+            promise.then(on: SerialQueue(label: "traced")) { _ in TracingContext.current?.traceID }
+        }
+        onSettlerThread { resolver.fulfill(1) }
+        #expect(try await traced.value == "4bf92f35")
+    }
+
     @Test("R15 a handler sees the values bound where it was registered, on every context", arguments: contextNames)
     func everyContext(_ name: String) async throws {
         let context = TaskLocalContexts.named(name)
