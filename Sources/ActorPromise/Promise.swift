@@ -80,6 +80,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     ///   - body: Starts the work with the resolver, on first observation.
     /// - Returns: The lazy promise.
+    @inlinable
     public static func lazy(
         tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
@@ -171,11 +172,7 @@ extension Promise {
         tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(),
         _ makeLink: (PromiseCore<Out>, CapturedTaskLocals?) -> Link<Value, Out>
     ) -> Promise<Out> {
-        let taskLocals = PromiseTaskLocals.capture()
-        let child = PromiseCore<Out>(
-            PromiseStateMachine(), tracksInterest: tracksInterest ?? core.tracksInterest, parent: core, site: site)
-        core.derive(child, observedBy: makeLink(child, taskLocals))
-        return Promise<Out>(core: child)
+        Promise<Out>(core: core.derive(tracksInterest: tracksInterest, site: site, makeLink))
     }
 
     /// Derives a promise with an ``OutcomeLink``.
