@@ -4,8 +4,11 @@
 /// chain, alive for as long as it is queued, and `nil` exactly when `head` is. Items move in and
 /// out without retain or release traffic beyond the one reference the queue holds (every hop to a
 /// context goes through one of these).
+///
+/// `Sendable`, so that a ``LockedState`` may hold it: a queue moved to another thread takes the
+/// items it owns along (they are `Sendable`), and `tail` points into that same chain.
 @usableFromInline
-package struct WorkQueue {
+package struct WorkQueue: Sendable {
     private var head: WorkItem?
     private var tail: Unmanaged<WorkItem>?
     package private(set) var count = 0

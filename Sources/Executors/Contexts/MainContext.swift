@@ -9,16 +9,13 @@ import Foundation
 /// that blocks its main thread instead calls ``run(until:timeout:)`` to drive it, or waits for a
 /// promise with `wait()`, which serves the main queue — this context's handlers and main-actor
 /// jobs — while it waits (E5).
-public final class MainContext: ExecutionContext, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `queue` is guarded by `lock`.
-
+public final class MainContext: ExecutionContext, Sendable {
     /// The main context.
     public static let shared = MainContext()
 
-    private let lock = ConditionLock()
     /// Handlers in submission order. Each also posts one block to the main queue, which runs the
     /// first one still here; a main thread blocked in `wait()` may run them first instead.
-    @exclusivity(unchecked) private var queue = WorkQueue()
+    private let queue = LockedState(WorkQueue())
 
     /// Marks the main queue, so that code can tell it runs there (see ``isMainThread``).
     private static let mainQueueKey: DispatchSpecificKey<Bool> = {
@@ -31,10 +28,7 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
 
     /// Queues `item` on the main thread.
     public func submit(_ item: WorkItem) {
-        lock.lock()
-        queue.append(item)
-        lock.unlock()
-        lock.broadcast()
+        queue.withLockWakingWaiters { $0.append(item) }
         DispatchQueue.main.async { self.runNext() }
     }
 
@@ -49,7 +43,7 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
     }
 
     private func takeNext() -> WorkItem? {
-        lock.withLock { queue.popFirst() }
+        queue.withLock { $0.popFirst() }
     }
 
     private func runNext() {
@@ -59,8 +53,7 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
 
     /// Wakes a main thread blocked in ``runHandlers(until:deadline:)``, so it checks its condition.
     package func wake() {
-        lock.withLock {}
-        lock.broadcast()
+        queue.withLockWakingWaiters { _ in }
     }
 
     /// Runs this context's handlers on the calling (main) thread until `isDone` returns `true`
@@ -71,18 +64,14 @@ public final class MainContext: ExecutionContext, @unchecked Sendable {
             while let item = takeNext() {
                 ThreadState.current.running(self) { item.run() }
             }
-            lock.lock()
-            while queue.isEmpty && !isDone() {
+            // `true`: done; `false`: out of time; `nil`: handlers to run.
+            let outcome: Bool? = queue.withLock(waiting: { queue in
+                if !queue.isEmpty { return .done(nil) }
+                if isDone() { return .done(true) }
                 let remaining = deadline - monotonicSeconds()
-                if remaining <= 0 {
-                    lock.unlock()
-                    return false
-                }
-                lock.wait(seconds: min(remaining, 1e9))
-            }
-            let done = queue.isEmpty
-            lock.unlock()
-            if done { return true }
+                return remaining <= 0 ? .done(false) : .wait(seconds: min(remaining, 1e9))
+            })
+            if let outcome { return outcome }
         }
     }
 

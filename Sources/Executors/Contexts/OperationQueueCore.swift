@@ -2,31 +2,71 @@
 /// suspension. Queued operations hold it strongly, so it outlives the public handle until its work
 /// is done; the handle tells it when the last user let go (``ownerReleased()``).
 ///
-/// Every transition runs under `lock` and returns what to do once the lock is left
+/// Every transition runs under its state's lock and returns what to do once the lock is left
 /// (``Followups``): work is started, foreign dependents are told, cancelled items are cancelled
 /// only after unlocking, so no item runs with a lock held and no two executors' locks are ever held
 /// together.
-final class OperationQueueCore: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): every mutable property is guarded by `lock`, including the
-    // mutable state of the `QueuedOperation`s this core owns.
-
+final class OperationQueueCore: Sendable {
     let label: String
     private let pool: WorkerPool
-    let lock = ConditionLock()
-    @exclusivity(unchecked) private var ready: [WorkQueue] = Array(repeating: WorkQueue(), count: OperationExecutor.Priority.allCases.count)
-    @exclusivity(unchecked) private var blocked: [ObjectIdentifier: QueuedOperation] = [:]
-    @exclusivity(unchecked) private var running = 0
-    @exclusivity(unchecked) private var suspended = false
-    @exclusivity(unchecked) private var maxConcurrent: Int
+    /// The queues, and the mutable state of every ``QueuedOperation`` this core owns.
+    let state: LockedState<Queues>
 
     init(label: String, maxConcurrent: Int, pool: WorkerPool) {
         self.label = label
-        self.maxConcurrent = maxConcurrent
         self.pool = pool
+        self.state = LockedState(Queues(maxConcurrent: maxConcurrent))
+    }
+
+    /// The operations by state; the lock that guards it also guards the operations' own state.
+    struct Queues: Sendable {
+        var ready: [WorkQueue] = Array(repeating: WorkQueue(), count: OperationExecutor.Priority.allCases.count)
+        var blocked: [ObjectIdentifier: QueuedOperation] = [:]
+        var running = 0
+        var suspended = false
+        var maxConcurrent: Int
+
+        /// Counts down the dependents of an operation that ended; files those of `owner` whose
+        /// last dependency it was as ready, and leaves the others to their own executor.
+        mutating func releaseDependents(of operation: QueuedOperation, owner: OperationQueueCore, into followups: inout Followups) {
+            let dependents = operation.dependents
+            operation.dependents = []
+            for dependent in dependents {
+                guard dependent.executor === owner else {
+                    followups.foreign.append(dependent)
+                    continue
+                }
+                dependent.pendingDependencies -= 1
+                if dependent.pendingDependencies == 0, dependent.state == .waiting,
+                   blocked.removeValue(forKey: ObjectIdentifier(dependent)) != nil {
+                    ready[dependent.priority.rawValue].append(dependent)
+                }
+            }
+        }
+
+        /// Takes the operations that may start now, highest priority first, skipping obsolete ones.
+        mutating func takeStartable(owner: OperationQueueCore, into followups: inout Followups) {
+            outer: while !suspended, running < maxConcurrent {
+                for index in ready.indices.reversed() {
+                    while let operation = ready[index].popFirst() as? QueuedOperation {
+                        if operation.item.isObsolete {
+                            operation.state = .cancelled
+                            releaseDependents(of: operation, owner: owner, into: &followups)
+                            continue
+                        }
+                        operation.state = .running
+                        running += 1
+                        followups.start.append(operation)
+                        continue outer
+                    }
+                }
+                break
+            }
+        }
     }
 
     /// What a transition leaves to do after the lock is released.
-    private struct Followups {
+    struct Followups {
         var start: [QueuedOperation] = []
         var cancelled: [QueuedOperation] = []
         /// Dependents on other executors whose dependency just ended.
@@ -40,35 +80,34 @@ final class OperationQueueCore: @unchecked Sendable {
     }
 
     /// Runs `transition` under the lock, then what it left to do.
-    private func transact(_ transition: (inout Followups) -> Void) {
+    private func transact<Result>(_ transition: (inout Queues, inout Followups) -> Result) -> Result {
         var followups = Followups()
-        lock.lock()
-        transition(&followups)
-        lock.unlock()
+        let result = state.withLock { transition(&$0, &followups) }
         followups.carryOut(on: pool)
+        return result
     }
 
     // MARK: Settings and snapshots
 
-    var maxConcurrentCount: Int { lock.withLock { maxConcurrent } }
+    var maxConcurrentCount: Int { state.withLock { $0.maxConcurrent } }
 
     func setMaxConcurrentCount(_ count: Int) {
-        transact { followups in
-            maxConcurrent = max(1, count)
-            takeStartable(into: &followups)
+        transact { queues, followups in
+            queues.maxConcurrent = max(1, count)
+            queues.takeStartable(owner: self, into: &followups)
         }
     }
 
-    var queuedCount: Int { lock.withLock { ready.reduce(0) { $0 + $1.liveCount } + blocked.count } }
-    var runningCount: Int { lock.withLock { running } }
-    var isSuspended: Bool { lock.withLock { suspended } }
+    var queuedCount: Int { state.withLock { queues in queues.ready.reduce(0) { $0 + $1.liveCount } + queues.blocked.count } }
+    var runningCount: Int { state.withLock { $0.running } }
+    var isSuspended: Bool { state.withLock { $0.suspended } }
 
-    func suspend() { lock.withLock { suspended = true } }
+    func suspend() { state.withLock { $0.suspended = true } }
 
     func resume() {
-        transact { followups in
-            suspended = false
-            takeStartable(into: &followups)
+        transact { queues, followups in
+            queues.suspended = false
+            queues.takeStartable(owner: self, into: &followups)
         }
     }
 
@@ -85,113 +124,71 @@ final class OperationQueueCore: @unchecked Sendable {
         operation.pendingDependencies = dependencies.count + 1
         var ended = 1
         for dependency in dependencies {
-            let owner = dependency.executor
-            owner.lock.lock()
-            if dependency.isDone { ended += 1 } else { dependency.dependents.append(operation) }
-            owner.lock.unlock()
+            // The dependency's state is guarded by its own executor's lock.
+            dependency.executor.state.withLock { _ in
+                if dependency.isDone { ended += 1 } else { dependency.dependents.append(operation) }
+            }
         }
-        transact { followups in
+        transact { queues, followups in
             operation.pendingDependencies -= ended
             guard operation.state == .waiting else { return }
             if operation.pendingDependencies == 0 {
-                ready[priority.rawValue].append(operation)
+                queues.ready[priority.rawValue].append(operation)
             } else {
-                blocked[ObjectIdentifier(operation)] = operation
+                queues.blocked[ObjectIdentifier(operation)] = operation
             }
-            takeStartable(into: &followups)
+            queues.takeStartable(owner: self, into: &followups)
         }
         return operation
     }
 
     /// A dependency on another executor ended.
     private func dependencyEnded(_ operation: QueuedOperation) {
-        transact { followups in
+        transact { queues, followups in
             operation.pendingDependencies -= 1
             guard operation.pendingDependencies == 0, operation.state == .waiting,
-                  blocked.removeValue(forKey: ObjectIdentifier(operation)) != nil else { return }
-            ready[operation.priority.rawValue].append(operation)
-            takeStartable(into: &followups)
+                  queues.blocked.removeValue(forKey: ObjectIdentifier(operation)) != nil else { return }
+            queues.ready[operation.priority.rawValue].append(operation)
+            queues.takeStartable(owner: self, into: &followups)
         }
     }
 
     func cancelAll() {
-        transact { followups in
+        transact { queues, followups in
             var cancelled: [QueuedOperation] = []
-            for index in ready.indices {
-                while let operation = ready[index].popFirst() as? QueuedOperation { cancelled.append(operation) }
+            for index in queues.ready.indices {
+                while let operation = queues.ready[index].popFirst() as? QueuedOperation { cancelled.append(operation) }
             }
-            cancelled += blocked.values
-            blocked = [:]
+            cancelled += queues.blocked.values
+            queues.blocked = [:]
             for operation in cancelled { operation.state = .cancelled }
-            for operation in cancelled { releaseDependents(of: operation, into: &followups) }
+            for operation in cancelled { queues.releaseDependents(of: operation, owner: self, into: &followups) }
             followups.cancelled = cancelled
-            takeStartable(into: &followups)
+            queues.takeStartable(owner: self, into: &followups)
         }
     }
 
     /// Cancels one pending operation. Returns whether it was still pending.
     func cancel(_ operation: QueuedOperation) -> Bool {
-        var wasPending = false
-        transact { followups in
-            guard operation.state == .waiting else { return }
-            wasPending = true
-            if blocked.removeValue(forKey: ObjectIdentifier(operation)) == nil {
-                _ = ready[operation.priority.rawValue].remove(operation)
+        transact { queues, followups in
+            guard operation.state == .waiting else { return false }
+            if queues.blocked.removeValue(forKey: ObjectIdentifier(operation)) == nil {
+                _ = queues.ready[operation.priority.rawValue].remove(operation)
             }
             operation.state = .cancelled
-            releaseDependents(of: operation, into: &followups)
+            queues.releaseDependents(of: operation, owner: self, into: &followups)
             followups.cancelled = [operation]
-            takeStartable(into: &followups)
+            queues.takeStartable(owner: self, into: &followups)
+            return true
         }
-        return wasPending
     }
 
     func finished(_ operation: QueuedOperation) {
-        transact { followups in
-            running -= 1
+        transact { queues, followups in
+            queues.running -= 1
             operation.state = .finished
-            releaseDependents(of: operation, into: &followups)
-            takeStartable(into: &followups)
-        }
-    }
-
-    // MARK: Transitions (lock held)
-
-    /// Counts down the dependents of an operation that ended; files those of this executor whose
-    /// last dependency it was as ready, and leaves the others to their own executor.
-    private func releaseDependents(of operation: QueuedOperation, into followups: inout Followups) {
-        let dependents = operation.dependents
-        operation.dependents = []
-        for dependent in dependents {
-            guard dependent.executor === self else {
-                followups.foreign.append(dependent)
-                continue
-            }
-            dependent.pendingDependencies -= 1
-            if dependent.pendingDependencies == 0, dependent.state == .waiting,
-               blocked.removeValue(forKey: ObjectIdentifier(dependent)) != nil {
-                ready[dependent.priority.rawValue].append(dependent)
-            }
-        }
-    }
-
-    /// Takes the operations that may start now, highest priority first, skipping obsolete ones.
-    private func takeStartable(into followups: inout Followups) {
-        outer: while !suspended, running < maxConcurrent {
-            for index in ready.indices.reversed() {
-                while let operation = ready[index].popFirst() as? QueuedOperation {
-                    if operation.item.isObsolete {
-                        operation.state = .cancelled
-                        releaseDependents(of: operation, into: &followups)
-                        continue
-                    }
-                    operation.state = .running
-                    running += 1
-                    followups.start.append(operation)
-                    continue outer
-                }
-            }
-            break
+            queues.releaseDependents(of: operation, owner: self, into: &followups)
+            queues.takeStartable(owner: self, into: &followups)
         }
     }
 }

@@ -1,7 +1,8 @@
 /// One operation of an ``OperationExecutor``: a handle to cancel it or to depend on it.
 public final class QueuedOperation: WorkItem, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `state`, `pendingDependencies` and `dependents` are guarded
-    // by the lock of `executor` (the core that owns this operation); the rest is immutable.
+    // Safety (`@unchecked Sendable`): `state`, `pendingDependencies` and `dependents` are touched
+    // only inside `executor.state.withLock` (the lock of the core that owns this operation); the
+    // rest is immutable.
     enum State { case waiting, running, finished, cancelled }
 
     /// The priority it was added with.
@@ -40,8 +41,8 @@ public final class QueuedOperation: WorkItem, @unchecked Sendable {
     public func cancel() -> Bool { executor.cancel(self) }
 
     /// Whether it was cancelled before it started.
-    public var isCancelled: Bool { executor.lock.withLock { state == .cancelled } }
+    public var isCancelled: Bool { executor.state.withLock { _ in state == .cancelled } }
 
     /// Whether it ran to the end.
-    public var isFinished: Bool { executor.lock.withLock { state == .finished } }
+    public var isFinished: Bool { executor.state.withLock { _ in state == .finished } }
 }

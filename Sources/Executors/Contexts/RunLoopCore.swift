@@ -2,17 +2,23 @@
 /// handle tells it when the last user let go (``ownerReleased()``), and the loop then exits once
 /// the queue is empty. It is the executor identity of the loop (what actors and tasks on it
 /// record), so that identity stays valid for as long as the thread runs jobs.
-final class RunLoopCore: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `queue`, `stopped`, `released` and `driving` are guarded by
-    // `lock`; `name` and `ownsThread` are immutable.
-
+final class RunLoopCore: Sendable {
     let name: String
     private let ownsThread: Bool
-    private let lock = ConditionLock()
-    @exclusivity(unchecked) private var queue = WorkQueue()
-    @exclusivity(unchecked) private var stopped = false
-    @exclusivity(unchecked) private var released = false
-    @exclusivity(unchecked) private var driving = false
+    private let state = LockedState(Loop())
+
+    private struct Loop: Sendable {
+        var queue = WorkQueue()
+        var stopped = false
+        var released = false
+        var driving = false
+
+        mutating func takeAll() -> [WorkItem] {
+            var items: [WorkItem] = []
+            while let item = queue.popFirst() { items.append(item) }
+            return items
+        }
+    }
 
     init(name: String, ownsThread: Bool) {
         self.name = name
@@ -20,71 +26,61 @@ final class RunLoopCore: @unchecked Sendable {
     }
 
     func submit(_ item: WorkItem) {
-        lock.lock()
-        if stopped {
-            lock.unlock()
-            item.discard()
-            return
+        let accepted = state.withLockWakingWaiters { loop -> Bool in
+            guard !loop.stopped else { return false }
+            loop.queue.append(item)
+            return true
         }
-        queue.append(item)
-        lock.unlock()
-        lock.signal()
+        if !accepted { item.discard() }
     }
 
     func run(until condition: () -> Bool) {
-        lock.lock()
-        precondition(!driving, "RunLoopThread '\(name)' is already being run by another thread")
-        driving = true
-        lock.unlock()
+        state.withLock { loop in
+            precondition(!loop.driving, "RunLoopThread '\(name)' is already being run by another thread")
+            loop.driving = true
+        }
         ThreadState.current.running(self) {
-            while true {
-                if condition() { break }
-                lock.lock()
-                while queue.isEmpty && !stopped && !released { lock.wait() }
-                guard !stopped, let item = queue.popFirst() else {
-                    // Stopped, or released with nothing left to run: the loop is over for good.
-                    stopped = true
-                    lock.unlock()
-                    break
-                }
-                lock.unlock()
+            while !condition() {
+                let next: WorkItem? = state.withLock(waiting: { loop in
+                    if loop.queue.isEmpty && !loop.stopped && !loop.released { return .wait(seconds: nil) }
+                    guard !loop.stopped, let item = loop.queue.popFirst() else {
+                        // Stopped, or released with nothing left to run: the loop is over for good.
+                        loop.stopped = true
+                        return .done(nil)
+                    }
+                    return .done(item)
+                })
+                guard let item = next else { break }
                 item.run()
             }
         }
-        lock.lock()
-        driving = false
-        let leftovers = stopped ? takeAll() : []
-        lock.unlock()
+        let leftovers = state.withLock { loop in
+            loop.driving = false
+            return loop.stopped ? loop.takeAll() : []
+        }
         leftovers.forEach { $0.discard() }
     }
 
     func stop() {
-        lock.lock()
-        stopped = true
-        let leftovers = driving ? [] : takeAll()
-        lock.unlock()
-        lock.broadcast()
+        let leftovers = state.withLockWakingWaiters { loop in
+            loop.stopped = true
+            return loop.driving ? [] : loop.takeAll()
+        }
         leftovers.forEach { $0.discard() }
     }
 
     /// The handle is gone. A dedicated thread drains what is queued and exits; a program-driven
     /// loop that nobody drives right now can never run its queue, so it stops (discarding it).
     func ownerReleased() {
-        lock.lock()
-        released = true
-        let abandon = !ownsThread && !driving
-        lock.unlock()
-        if abandon { stop() } else { lock.broadcast() }
+        let abandon = state.withLockWakingWaiters { loop in
+            loop.released = true
+            return !ownsThread && !loop.driving
+        }
+        if abandon { stop() }
     }
 
-    var isStopped: Bool { lock.withLock { stopped } }
-    var queuedCount: Int { lock.withLock { queue.count } }
-
-    private func takeAll() -> [WorkItem] {
-        var items: [WorkItem] = []
-        while let item = queue.popFirst() { items.append(item) }
-        return items
-    }
+    var isStopped: Bool { state.withLock { $0.stopped } }
+    var queuedCount: Int { state.withLock { $0.queue.count } }
 }
 
 extension RunLoopCore: SerialExecutor, TaskExecutor {

@@ -4,8 +4,8 @@
 /// lock with unchecked `var`s themselves, so that those types are plainly `Sendable` and the
 /// compiler checks them: everything else they hold is immutable and `Sendable`.
 ///
-/// Safety (`@unchecked Sendable`): `state` is read and written only inside ``withLock(_:)`` and
-/// ``wait(timeout:until:)``, with `lock` held, so no two threads touch it at once; `State` is
+/// Safety (`@unchecked Sendable`): `state` is read and written only inside the `withLock` methods
+/// and ``wait(timeout:until:)``, with `lock` held, so no two threads touch it at once; `State` is
 /// `Sendable`, so what a closure takes out of it may cross threads. The runtime's exclusivity
 /// check is off because the lock already makes every access exclusive.
 package final class LockedState<State: Sendable>: @unchecked Sendable {
@@ -27,24 +27,43 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
         return try body(&state)
     }
 
+    /// What ``withLock(waiting:)``'s step decided: finish with a result, or sleep until woken
+    /// (at most `seconds`, if given) and look again.
+    package enum Step<Result> {
+        case done(Result)
+        case wait(seconds: Double?)
+    }
+
+    /// Runs `step` with the state, the lock held, until it returns `.done`; between tries the
+    /// thread sleeps, the lock released, until ``withLockWakingWaiters(_:)`` wakes it or the
+    /// step's time is up. The blocking loops of the executors (a run-loop thread waiting for work,
+    /// the timer thread waiting for its next deadline, a blocking `wait()`) are written with it.
+    ///
+    /// - Returns: The result of the `.done` step.
+    package func withLock<Result>(waiting step: (inout State) throws -> Step<Result>) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            switch try step(&state) {
+            case .done(let result): return result
+            case .wait(let seconds?): lock.wait(seconds: seconds)
+            case .wait(nil): lock.wait()
+            }
+        }
+    }
+
     /// Blocks the calling thread until `condition` holds for the state, or `timeout` seconds have
     /// passed (`nil`: no limit). Woken by ``withLockWakingWaiters(_:)``.
     ///
     /// - Returns: Whether `condition` held when the wait ended.
     package func wait(timeout: Double?, until condition: (State) -> Bool) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let timeout else {
-            while !condition(state) { lock.wait() }
-            return true
-        }
-        let deadline = monotonicSeconds() + timeout
-        while !condition(state) {
+        let deadline = timeout.map { monotonicSeconds() + $0 }
+        return withLock(waiting: { state in
+            if condition(state) { return .done(true) }
+            guard let deadline else { return .wait(seconds: nil) }
             let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { return false }
-            lock.wait(seconds: remaining)
-        }
-        return true
+            return remaining <= 0 ? .done(false) : .wait(seconds: remaining)
+        })
     }
 
     /// ``withLock(_:)``, then wakes every thread blocked in ``wait(timeout:until:)``.

@@ -4,26 +4,12 @@
 /// them short — settling a promise is the intended use, and its handlers run on their own contexts.
 /// A cancelled action leaves the queue at once, so timers of promises that settled early cost no
 /// memory while their deadline is still ahead (L2).
-public final class TimerThread: PromiseScheduler, ScheduledActionQueue, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `heap`, `sequence` and each queued action's `queueIndex`
-    // are guarded by `lock`.
-
+public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable {
     /// The shared timer thread, started on first use.
     public static let shared = TimerThread()
 
-    private struct Entry {
-        let deadline: Double
-        let sequence: UInt64
-        let action: ScheduledAction
-        func precedes(_ other: Entry) -> Bool {
-            deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
-        }
-    }
-
-    private let lock = ConditionLock()
-    /// A binary min-heap by deadline; each action knows its index, so cancelling removes it.
-    @exclusivity(unchecked) private var heap: [Entry] = []
-    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    /// The pending actions; each queued action's `queueIndex` is guarded by this lock too.
+    private let timers = LockedState(TimerHeap())
 
     private init() {
         // The thread holds the timer thread's state strongly, for ever (`loop` never returns).
@@ -34,58 +20,77 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, @uncheck
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
         let handle = ScheduledAction(action)
         handle.queue = self
-        lock.lock()
-        sequence += 1
-        push(Entry(deadline: monotonicSeconds() + max(0, seconds(delay)), sequence: sequence, action: handle))
-        lock.unlock()
-        lock.signal()
+        let deadline = monotonicSeconds() + max(0, seconds(delay))
+        timers.withLockWakingWaiters { $0.push(deadline: deadline, action: handle) }
         return handle
     }
 
     /// Actions waiting for their deadline (cancelled ones have left already).
-    public var pendingCount: Int { lock.withLock { heap.count } }
+    public var pendingCount: Int { timers.withLock { $0.count } }
 
     /// Removes a cancelled action from the heap.
     package func remove(_ action: ScheduledAction) {
-        lock.withLock {
-            let index = action.queueIndex
-            guard index >= 0, index < heap.count, heap[index].action === action else { return }
-            remove(at: index)
-        }
+        timers.withLock { $0.remove(action) }
     }
 
     private func loop() -> Never {
         while true {
-            lock.lock()
-            while true {
-                guard let first = heap.first else {
-                    lock.wait()
-                    continue
-                }
-                let remaining = first.deadline - monotonicSeconds()
-                if remaining <= 0 { break }
-                lock.wait(seconds: remaining)
-            }
-            let due = remove(at: 0)
-            lock.unlock()
-            due.action.fire()
+            let due = timers.withLock(waiting: { heap -> LockedState<TimerHeap>.Step<ScheduledAction> in
+                guard let deadline = heap.nextDeadline else { return .wait(seconds: nil) }
+                let remaining = deadline - monotonicSeconds()
+                return remaining <= 0 ? .done(heap.popFirst()) : .wait(seconds: remaining)
+            })
+            due.fire()
+        }
+    }
+}
+
+/// The timer thread's actions: a binary min-heap by deadline (equal deadlines in scheduling
+/// order). Each action knows its index, so cancelling removes it at once. Not thread-safe: the
+/// timer thread keeps it in a ``LockedState``.
+struct TimerHeap: Sendable {
+    private struct Entry: Sendable {
+        let deadline: Double
+        let sequence: UInt64
+        let action: ScheduledAction
+        func precedes(_ other: Entry) -> Bool {
+            deadline < other.deadline || (deadline == other.deadline && sequence < other.sequence)
         }
     }
 
-    // MARK: The heap (lock held)
+    private var heap: [Entry] = []
+    private var sequence: UInt64 = 0
 
-    private func place(_ entry: Entry, at index: Int) {
+    var count: Int { heap.count }
+
+    /// The earliest deadline, if any action is waiting.
+    var nextDeadline: Double? { heap.first?.deadline }
+
+    mutating func push(deadline: Double, action: ScheduledAction) {
+        sequence += 1
+        heap.append(Entry(deadline: deadline, sequence: sequence, action: action))
+        siftUp(from: heap.count - 1)
+    }
+
+    /// Removes and returns the action with the earliest deadline; the heap must not be empty.
+    mutating func popFirst() -> ScheduledAction {
+        remove(at: 0).action
+    }
+
+    /// Removes `action` if it is still queued.
+    mutating func remove(_ action: ScheduledAction) {
+        let index = action.queueIndex
+        guard index >= 0, index < heap.count, heap[index].action === action else { return }
+        remove(at: index)
+    }
+
+    private mutating func place(_ entry: Entry, at index: Int) {
         heap[index] = entry
         entry.action.queueIndex = index
     }
 
-    private func push(_ entry: Entry) {
-        heap.append(entry)
-        siftUp(from: heap.count - 1)
-    }
-
     @discardableResult
-    private func remove(at index: Int) -> Entry {
+    private mutating func remove(at index: Int) -> Entry {
         let removed = heap[index]
         removed.action.queueIndex = -1
         let last = heap.removeLast()
@@ -99,7 +104,7 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, @uncheck
     }
 
     @discardableResult
-    private func siftUp(from start: Int) -> Int {
+    private mutating func siftUp(from start: Int) -> Int {
         var child = start
         let entry = heap[child]
         while child > 0 {
@@ -112,7 +117,7 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, @uncheck
         return child
     }
 
-    private func siftDown(from start: Int) {
+    private mutating func siftDown(from start: Int) {
         var parent = start
         let entry = heap[parent]
         while true {
