@@ -46,7 +46,7 @@ struct ChildSetTests {
             var isCancelled: Bool { false }
             var anyOutcome: Outcome<any Sendable>? { nil }
             func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]) {}
-            func performTree(_ op: TreeOp) -> Bool? { nil }
+            func performTree(_ op: TreeOp) -> TreeStep? { nil }
             var adopteeUnderAdoptionLock: (any PromiseNode)? { nil }
         }
         var watched: [Weak] = []

@@ -78,12 +78,12 @@ struct StateMachineTests {
         _ = tree.add(child: nil, dependent: true)
         let afterFirst = tree.apply(.dependentCancelled)
         let afterSecond = tree.apply(.dependentCancelled)
-        #expect(!afterFirst)
-        #expect(afterSecond)
+        #expect(afterFirst == .nothing)
+        #expect(afterSecond == .cancelSelf)
         var untracked = Self.pendingTree()
         _ = untracked.add(child: nil, dependent: true)
         let untrackedResult = untracked.apply(.dependentCancelled)
-        #expect(!untrackedResult)
+        #expect(untrackedResult == .nothing)
     }
 
     @Test("R10 the lazy body is handed out with the first observer only")
@@ -105,6 +105,6 @@ struct StateMachineTests {
         let doneAgain = tree.apply(.childDone(ObjectIdentifier(child)))
         #expect(done, "settled with no children: done")
         #expect(reattach, "a new child undoes done: reattach")
-        #expect(doneAgain, "its report makes the node done again")
+        #expect(doneAgain == .reportDone, "its report makes the node done again")
     }
 }

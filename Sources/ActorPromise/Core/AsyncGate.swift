@@ -142,13 +142,31 @@ final class ParkedTreeOp: ParkedOp, @unchecked Sendable {
     }
 
     override func applyHoldingGate() -> (@Sendable () -> Void)? {
-        let result = node.applyTreeHoldingGate(op)
-        return { [node, op] in node.continueTree(after: op, result: result) }
+        let step = node.applyTreeHoldingGate(op)
+        if step == .nothing { return nil }
+        return { [node] in node.continueTree(step) }
     }
 }
 
-/// The parts of a state actor that a parked tree operation needs.
+/// A parked job of async code isolated to a state actor.
+final class ParkedJob: ParkedOp, @unchecked Sendable {
+    let node: any TreeHolder
+    let job: UnownedJob
+
+    init(_ node: any TreeHolder, _ job: UnownedJob) {
+        self.node = node
+        self.job = job
+    }
+
+    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+        node.runJobHoldingGate(job)
+        return nil
+    }
+}
+
+/// The parts of a state actor that a parked tree operation or job needs.
 protocol TreeHolder: PromiseNode {
-    func applyTreeHoldingGate(_ op: TreeOp) -> Bool
-    func continueTree(after op: TreeOp, result: Bool)
+    func applyTreeHoldingGate(_ op: TreeOp) -> TreeStep
+    func continueTree(_ step: TreeStep)
+    func runJobHoldingGate(_ job: UnownedJob)
 }

@@ -65,8 +65,8 @@ extension PromiseCore {
     @inlinable
     nonisolated func reportDone() {
         guard parent != nil else { return }
-        let done = parent.unsafelyUnwrapped.performTree(.childDone(ObjectIdentifier(self)))
-        if done == true, let parent { reportDoneUpward(from: parent) }
+        let step = parent.unsafelyUnwrapped.performTree(.childDone(ObjectIdentifier(self)))
+        if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 
     /// Runs a lazy body with a fresh resolver (R10).
@@ -106,14 +106,14 @@ func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
 /// interested dependent and it tracks interest (R7).
 @usableFromInline
 func loseInterest(_ node: any PromiseNode) {
-    if node.performTree(.dependentCancelled) == true { cancelTree(node, reason: nil) }
+    if node.performTree(.dependentCancelled) == .cancelSelf { cancelTree(node, reason: nil) }
 }
 
 /// Reports `node` done to its parent, and so on up while parents become done in turn.
 @usableFromInline
 func reportDoneUpward(from node: any PromiseNode) {
     var child = node
-    while let parent = child.parentNode, parent.performTree(.childDone(ObjectIdentifier(child))) == true {
+    while let parent = child.parentNode, parent.performTree(.childDone(ObjectIdentifier(child))) == .reportDone {
         child = parent
     }
 }
@@ -122,7 +122,7 @@ func reportDoneUpward(from node: any PromiseNode) {
 @usableFromInline
 func reattachUpward(from node: any PromiseNode) {
     var child = node
-    while let parent = child.parentNode, parent.performTree(.reattach(child)) == true {
+    while let parent = child.parentNode, parent.performTree(.reattach(child)) == .reattachUpward {
         child = parent
     }
 }

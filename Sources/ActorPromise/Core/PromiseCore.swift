@@ -99,7 +99,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline
     nonisolated func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        WorkerPool.global.submit(ClosureWorkItem { [self] in _ = self.performTree(.job(job)) })
+        WorkerPool.global.submit(ClosureWorkItem { [self] in self.runJob(job) })
     }
 
     @inlinable
@@ -129,30 +129,39 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     // MARK: Tree operations (no generic code: reached through `any PromiseNode`)
 
     @usableFromInline
-    nonisolated func performTree(_ op: TreeOp) -> Bool? {
+    nonisolated func performTree(_ op: TreeOp) -> TreeStep? {
         guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, op)) else { return nil }
         let outer = recordIsolation()
-        let result = applyTreeHoldingGate(op)
+        let step = applyTreeHoldingGate(op)
         gate.leave(restoring: outer)
-        return result
+        return step
     }
 
-    nonisolated func applyTreeHoldingGate(_ op: TreeOp) -> Bool {
-        if case .job(let job) = op {
-            job.runSynchronously(on: unownedExecutor)
-            return false
-        }
-        return tree.apply(op)
+    nonisolated func applyTreeHoldingGate(_ op: TreeOp) -> TreeStep {
+        tree.apply(op)
     }
 
-    nonisolated func continueTree(after op: TreeOp, result: Bool) {
-        guard result else { return }
-        switch op {
-        case .childDone: reportDone()
-        case .reattach: reattachUpward(from: self)
-        case .dependentCancelled: cancelTree(self, reason: nil)
-        case .job: break
+    /// Does what a parked tree operation left to do, once the gate is left.
+    nonisolated func continueTree(_ step: TreeStep) {
+        switch step {
+        case .nothing: break
+        case .reportDone: reportDone()
+        case .reattachUpward: reattachUpward(from: self)
+        case .cancelSelf: cancelTree(self, reason: nil)
         }
+    }
+
+    nonisolated func runJobHoldingGate(_ job: UnownedJob) {
+        job.runSynchronously(on: unownedExecutor)
+    }
+
+    /// Runs a job of async code isolated to this actor inside the gate, or parks it for the
+    /// thread inside.
+    nonisolated func runJob(_ job: UnownedJob) {
+        guard gate.tryEnter() || gate.enterOrPark(ParkedJob(self, job)) else { return }
+        let outer = recordIsolation()
+        job.runSynchronously(on: unownedExecutor)
+        gate.leave(restoring: outer)
     }
 
 }

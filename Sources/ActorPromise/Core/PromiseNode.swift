@@ -20,20 +20,32 @@ protocol PromiseNode: AnyObject, Sendable {
     func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void])
     /// The promise this one follows (adoption), read with ``adoptionLock`` held.
     var adopteeUnderAdoptionLock: (any PromiseNode)? { get }
-    /// Applies a tree operation now, or parks it for the thread holding the gate (`nil`).
-    func performTree(_ op: TreeOp) -> Bool?
+    /// Applies a tree operation now and returns what it leaves to do, or parks it for the thread
+    /// holding the gate, which then does that itself (`nil`).
+    func performTree(_ op: TreeOp) -> TreeStep?
 }
 
 /// Operations on the non-generic half of a promise's state.
 @usableFromInline
 enum TreeOp: Sendable {
-    /// A child reports that it and its descendants are settled. Result: this node became done.
+    /// A child reports that it and its descendants are settled. May leave ``TreeStep/reportDone``.
     case childDone(ObjectIdentifier)
-    /// A child registers again after this node had reported itself done. Result: this node
-    /// must register again with its own parent.
+    /// A child registers again after this node had reported itself done. May leave
+    /// ``TreeStep/reattachUpward``.
     case reattach(any PromiseNode)
-    /// A dependent was cancelled. Result: this promise should cancel itself (interest, R7).
+    /// A dependent was cancelled. May leave ``TreeStep/cancelSelf`` (interest, R7).
     case dependentCancelled
-    /// A job of async code isolated to the state actor.
-    case job(UnownedJob)
+}
+
+/// What a tree operation leaves to do once the gate is left.
+@usableFromInline
+enum TreeStep: Sendable, Equatable {
+    /// Nothing.
+    case nothing
+    /// This node became done (settled, no pending children): tell its parent.
+    case reportDone
+    /// This node had been done and gained a child: register with its own parent again.
+    case reattachUpward
+    /// Every interested dependent was cancelled: cancel this promise and its work.
+    case cancelSelf
 }

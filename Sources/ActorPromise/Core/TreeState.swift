@@ -142,8 +142,8 @@ struct TreeState {
         return true
     }
 
-    /// Applies a tree operation; see ``TreeOp`` for what the result means.
-    mutating func apply(_ op: TreeOp) -> Bool {
+    /// Applies a tree operation and returns what it leaves to do.
+    mutating func apply(_ op: TreeOp) -> TreeStep {
         switch op {
         case .childDone(let id):
             guard removeChild(id) else {
@@ -151,22 +151,20 @@ struct TreeState {
                 // on another thread before the re-attach arrived here): remember the report, so
                 // that the re-attach finds it and does not keep a child that is done.
                 adoptionLock.withLock { rareHoldingLock() }.earlyDone.append(id)
-                return false
+                return .nothing
             }
-            guard isSettled, hasNoChildren, !isDone else { return false }
+            guard isSettled, hasNoChildren, !isDone else { return .nothing }
             isDone = true
-            return true
+            return .reportDone
         case .reattach(let child):
             if let rare, let early = rare.earlyDone.firstIndex(of: ObjectIdentifier(child)) {
                 rare.earlyDone.remove(at: early)
-                return false
+                return .nothing
             }
-            return add(child: child, dependent: false)
+            return add(child: child, dependent: false) ? .reattachUpward : .nothing
         case .dependentCancelled:
             cancelledDependents += 1
-            return tracksInterest && !isSettled && cancelledDependents >= dependents
-        case .job:
-            return false
+            return tracksInterest && !isSettled && cancelledDependents >= dependents ? .cancelSelf : .nothing
         }
     }
 
