@@ -12,19 +12,38 @@
 ///
 /// **Lifetime (L1).** Each queued or running item keeps the queue alive, as with a
 /// `DispatchQueue`: releasing the last reference with work pending is safe, and that work runs.
-public final class ConcurrentQueue: ExecutionContext, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `waiting`, `running` and `barrierRunning` are guarded by
-    // `lock`; `width`, `label` and `pool` are immutable.
+public final class ConcurrentQueue: ExecutionContext, Sendable {
 
     /// A name for debugging.
     public let label: String
     /// How many items may run at once.
     public let width: Int
     private let pool: WorkerPool
-    private let lock = ConditionLock()
-    @exclusivity(unchecked) private var waiting = WorkQueue()
-    @exclusivity(unchecked) private var running = 0
-    @exclusivity(unchecked) private var barrierRunning = false
+    private let state = LockedState(Slots())
+
+    /// The items waiting, and what runs now.
+    private struct Slots: Sendable {
+        var waiting = WorkQueue()
+        var running = 0
+        var barrierRunning = false
+
+        /// Takes the items that may start now: plain ones up to `width`, a barrier alone.
+        mutating func takeReady(width: Int) -> [WorkItem] {
+            var ready: [WorkItem] = []
+            while !barrierRunning, let head = waiting.peek() as? Entry {
+                if head.barrier {
+                    guard running == 0 else { break }
+                    barrierRunning = true
+                } else {
+                    guard running < width else { break }
+                }
+                running += 1
+                ready.append(waiting.popFirst()!)
+                if head.barrier { break }
+            }
+            return ready
+        }
+    }
 
     /// Creates a concurrent queue.
     ///
@@ -82,37 +101,20 @@ public final class ConcurrentQueue: ExecutionContext, @unchecked Sendable {
 
     func enqueue(_ item: WorkItem, barrier: Bool) {
         let entry = Entry(item, barrier: barrier, queue: self)
-        lock.lock()
-        waiting.append(entry)
-        let ready = takeReady()
-        lock.unlock()
+        let ready = state.withLock { slots in
+            slots.waiting.append(entry)
+            return slots.takeReady(width: width)
+        }
         for entry in ready { pool.submit(entry) }
     }
 
     private func finished(barrier: Bool) {
-        lock.lock()
-        running -= 1
-        if barrier { barrierRunning = false }
-        let ready = takeReady()
-        lock.unlock()
-        for entry in ready { pool.submit(entry) }
-    }
-
-    /// Takes the items that may start now, in order. Called with the lock held.
-    private func takeReady() -> [WorkItem] {
-        var ready: [WorkItem] = []
-        while !barrierRunning, let head = waiting.peek() as? Entry {
-            if head.barrier {
-                guard running == 0 else { break }
-                barrierRunning = true
-            } else {
-                guard running < width else { break }
-            }
-            running += 1
-            ready.append(waiting.popFirst()!)
-            if head.barrier { break }
+        let ready = state.withLock { slots in
+            slots.running -= 1
+            if barrier { slots.barrierRunning = false }
+            return slots.takeReady(width: width)
         }
-        return ready
+        for entry in ready { pool.submit(entry) }
     }
 }
 

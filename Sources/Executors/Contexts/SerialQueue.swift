@@ -13,25 +13,27 @@
 /// that work has run: releasing the last reference with items queued (or running) is safe, and
 /// every queued item still runs. An idle queue holds no reference to itself and is freed as soon
 /// as its last user lets go.
-public final class SerialQueue: ExecutionContext, @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `queue` and `isScheduled` are guarded by `lock`, and so is
-    // `drain.owner`; `drain` and `batchLimit` are immutable.
+public final class SerialQueue: ExecutionContext, Sendable {
 
     /// A name for debugging.
     public let label: String
     private let pool: WorkerPool
-    private let lock = ConditionLock()
-    @exclusivity(unchecked) private var queue = WorkQueue()
-    @exclusivity(unchecked) private var isScheduled = false
+    private let state = LockedState(Pending())
     private let batchLimit = 64
     private let drain = Drain()
 
     /// The pool job that runs a batch of the queue. While the queue has work scheduled, `owner`
     /// holds the queue strongly (a deliberate cycle, broken when the queue runs dry), so that a
     /// queue released with work pending lives until that work has run.
+    /// The items waiting, and whether a drain is scheduled to run them.
+    private struct Pending: Sendable {
+        var queue = WorkQueue()
+        var isScheduled = false
+    }
+
     private final class Drain: WorkItem, @unchecked Sendable {
-        // Safety: `owner` is written under the queue's lock, and read by `run()` after the pool
-        // hands the item back, which orders it after the write that scheduled it.
+        // Safety: `owner` is written inside the queue's `state.withLock`, and read by `run()`
+        // after the pool hands the item back, which orders it after the write that scheduled it.
         @exclusivity(unchecked) var owner: SerialQueue?
 
         override func run() {
@@ -54,14 +56,13 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
 
     /// Queues `item` behind everything already submitted.
     public func submit(_ item: WorkItem) {
-        lock.lock()
-        queue.append(item)
-        let schedule = !isScheduled
-        if schedule {
-            isScheduled = true
+        let schedule = state.withLock { pending -> Bool in
+            pending.queue.append(item)
+            guard !pending.isScheduled else { return false }
+            pending.isScheduled = true
             drain.owner = self
+            return true
         }
-        lock.unlock()
         if schedule { pool.submit(drain) }
     }
 
@@ -77,14 +78,15 @@ public final class SerialQueue: ExecutionContext, @unchecked Sendable {
         let thread = ThreadState.current
         thread.running(self) {
             for _ in 0..<batchLimit {
-                lock.lock()
-                guard let item = queue.popFirst() else {
-                    isScheduled = false
-                    drain.owner = nil
-                    lock.unlock()
-                    return
+                let next = state.withLock { pending -> WorkItem? in
+                    guard let item = pending.queue.popFirst() else {
+                        pending.isScheduled = false
+                        drain.owner = nil
+                        return nil
+                    }
+                    return item
                 }
-                lock.unlock()
+                guard let item = next else { return }
                 item.run()
             }
             // Let other queues' work in, then continue.
