@@ -160,10 +160,9 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     nonisolated func runJob(_ job: UnownedJob) {
         guard gate.tryEnter() || gate.enterOrPark(ParkedJob(self, job)) else { return }
         let outer = recordIsolation()
-        job.runSynchronously(on: unownedExecutor)
+        runJobHoldingGate(job)
         gate.leave(restoring: outer)
     }
-
 }
 
 // Value operations live in an extension: extension methods are dispatched statically, so calls
