@@ -224,7 +224,7 @@ struct UnhandledRejectionTests {
     @Test("R14 not reported: the failed attempts of a retry that succeeded")
     func retriedAttempts() async throws {
         try await expectNoReport(18) {
-            let attempts = Locked<[AnyObject]>([])
+            let attempts = Locked<[PromiseCore<Int>]>([])
             let value = try await Retryable { attempt -> Promise<Int> in
                 let promise = attempt < 3 ? Promise<Int>(error: DiagnosedError(id: 18)) : Promise(value: attempt)
                 attempts.withLock { $0.append(promise.core) }

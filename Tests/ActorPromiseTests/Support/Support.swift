@@ -2,28 +2,20 @@ import ActorPromiseExecutors
 import Dispatch
 import ActorPromise
 
-/// A lock-protected value for tests. pthread-based so ThreadSanitizer models it exactly.
-final class Locked<Value>: @unchecked Sendable {
-    // Safety: `value` is only touched with `lock` held.
-    private let lock = ConditionLock()
-    private var value: Value
+/// A lock-protected value for tests: the library's own `LockedState` (pthread-based, so
+/// ThreadSanitizer models it exactly).
+typealias Locked<Value: Sendable> = LockedState<Value>
 
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
+extension LockedState {
+    /// The value now, read under the lock.
+    var current: State { withLock { $0 } }
 }
 
-extension Locked where Value == [Int] {
+extension LockedState where State == [Int] {
     func append(_ element: Int) { withLock { $0.append(element) } }
 }
 
-extension Locked where Value == Int {
+extension LockedState where State == Int {
     @discardableResult
     func increment() -> Int { withLock { $0 += 1; return $0 } }
 }
