@@ -109,21 +109,34 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         case .failure(let error):
             fail(error)
         case .success(let value):
-            // `nil` if the batch already finished; the collected values once it is done now.
-            let result: [Value]?? = state.withLock { state in
-                guard !state.finished else { return nil }
+            let next = state.withLock { state -> Next in
+                guard !state.finished else { return .ignore }
                 state.values[index] = value
                 state.running[index] = nil
                 state.runningCount -= 1
                 state.remaining -= 1
-                guard state.remaining == 0 else { return .some(nil) }
+                guard state.remaining == 0 else { return .startMore }
                 state.finished = true
-                return .some(state.values.map { $0! })
+                return .fulfill(state.values.map { $0! })
             }
-            guard let result else { return }
+            if case .ignore = next { return }
             progress?.itemCompleted()
-            if let collected = result { resolver.fulfill(collected) } else { startMore() }
+            switch next {
+            case .fulfill(let collected): resolver.fulfill(collected)
+            case .startMore: startMore()
+            case .ignore: break
+            }
         }
+    }
+
+    /// What a finished transform leads to.
+    private enum Next {
+        /// The batch had already finished (failed or cancelled).
+        case ignore
+        /// Room for the next transform.
+        case startMore
+        /// Every transform is done: the values in input order.
+        case fulfill([Value])
     }
 
     private func fail(_ error: any Error) {
