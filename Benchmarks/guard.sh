@@ -3,7 +3,8 @@
 # checked against Thresholds/guard.txt. Prints every figure with its limit and its budget bar;
 # exits 1 if any figure is past its limit.
 #
-# W6 (bytes per pending promise) is read from resident memory; the instruction ratios come from
+# W6 (bytes per pending promise) is read from resident memory; W3's context switches per hand-off
+# from getrusage; the instruction ratios come from
 # valgrind's callgrind at two sizes (start-up cancels out), against the reference measured in the
 # same run. Without valgrind only W6 is checked. Takes about a minute.
 set -euo pipefail
@@ -21,6 +22,18 @@ median3() {
 
 declare -A value
 value[w6_bytes]=$("$BIN" w6 actorpromise 200000)
+# Wake-ups: voluntary context switches per W3 hand-off, from getrusage at two sizes (wallclock.py's
+# measurement), the median of three. Counted by the kernel, so stable on a shared machine where
+# wall time is not.
+value[w3_context_switches]=$(python3 - "$BIN" <<'PY'
+import statistics, sys
+sys.path.insert(0, ".")
+import wallclock
+runs = [wallclock.per_unit(sys.argv[1], "w3", "actorpromise", 5_000, 30_000)["vcsw"] for _ in range(3)]
+print(round(statistics.median(runs), 3))
+PY
+)
+echo "wake-ups: W3 ${value[w3_context_switches]} voluntary context switches per hand-off"
 if command -v valgrind >/dev/null; then
     w1=$(instructions w1 actorpromise 10 60 100); nio_w1=$(instructions w1 nio 10 60 100)
     w2=$(instructions w2 actorpromise 2 10 1000); nio_w2=$(instructions w2 nio 2 10 1000)

@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
-"""Time as users measure it: wall clock, CPU (user and system) and context switches per unit of
-work, for ActorPromise against its peer in the same run (SwiftNIO; Dispatch for W7).
+"""Time as users measure it: wall clock, CPU (user and system, and their sum) and context switches
+(voluntary and involuntary) per unit of work, for ActorPromise and its peers in the same run:
+SwiftNIO for the promise workloads, `DispatchQueue` for the serial hop, continuations for awaits.
 
 Each workload runs in its own process (`Measure WORKLOAD LIBRARY N`, the harness compare.sh uses)
 at two sizes; the difference divided by the extra units cancels start-up, as compare.sh does for
-instructions. Runs are paired — ActorPromise, then its peer, then again — and the table shows the
-median over the pairs with its min-max; the ratio is the median of the per-pair ratios.
+instructions. Runs are paired — ActorPromise, then each peer, then again — and the table shows the
+median over the pairs with its min-max; a ratio is the median of the per-pair ratios. Rows with a
+bar (Benchmarks/README.md) say whether the median ratio meets it. W6 (memory) is not a time: see
+compare.sh.
 
-  Benchmarks/wallclock.py                 # all workloads, 5 pairs
+  Benchmarks/wallclock.py                 # every workload, 5 pairs
   PAIRS=7 Benchmarks/wallclock.py w2 w3   # some workloads, more pairs
 """
 import os, resource, statistics, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAIRS = int(os.environ.get("PAIRS", "5"))
-# workload: (peer, units per iteration, small, large, unit name)
+# workload: (peers, units per iteration, small, large, unit name)
 WORKLOADS = {
-    "w1": ("nio", 100, 2_000, 12_000, "link"),
-    "w2": ("nio", 1_000, 100, 600, "handler"),
-    "w3": ("nio", 1, 20_000, 120_000, "promise"),
-    "w4": ("nio", 10_000, 5, 30, "input"),
-    "w7": ("dispatch", 1, 20_000, 120_000, "hop"),
+    "w1": (("nio",), 100, 2_000, 12_000, "link"),
+    "w2": (("nio",), 1_000, 100, 600, "handler"),
+    "w3": (("nio",), 1, 20_000, 120_000, "promise"),
+    "w4": (("nio",), 10_000, 5, 30, "input"),
+    "w5": (("checked-continuation",), 1, 1_000_000, 6_000_000, "await"),
+    "w5x": (("nio", "checked-continuation"), 1, 10_000, 60_000, "await"),
+    "w7": (("dispatch",), 1, 20_000, 120_000, "hop"),
 }
-FIELDS = ("wall", "user", "sys", "vcsw", "ivcsw")
+FIELDS = ("wall", "cpu", "user", "sys", "vcsw", "ivcsw")
+TIMES = ("wall", "cpu", "user", "sys")
+# The round-3 bars on whole-process time (DESIGN budgets, Benchmarks/README.md): ratio to the
+# first peer, for wall clock and CPU.
+BARS = {"w1": 1.0, "w2": 1.5, "w3": 1.0, "w7": 1.0}
 
 
 def build():
@@ -38,12 +47,15 @@ def run(binary, workload, library, iterations):
     subprocess.run([binary, workload, library, str(iterations)], check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    return {"wall": wall, "user": user, "sys": system, "cpu": user + system,
             "vcsw": after.ru_nvcsw - before.ru_nvcsw, "ivcsw": after.ru_nivcsw - before.ru_nivcsw}
 
 
-def per_unit(binary, workload, library):
-    peer, units, small, large, _ = WORKLOADS[workload]
+def per_unit(binary, workload, library, small=None, large=None):
+    """Every field per unit of work: the difference of two sizes over the extra units."""
+    _, units, default_small, default_large, _ = WORKLOADS[workload]
+    small, large = small or default_small, large or default_large
     a = run(binary, workload, library, small)
     b = run(binary, workload, library, large)
     extra = (large - small) * units
@@ -51,32 +63,53 @@ def per_unit(binary, workload, library):
 
 
 def fmt(field, value):
-    if field in ("wall", "user", "sys"):
+    if field in TIMES:
         return f"{value * 1e9:,.0f} ns"
     return f"{value:.3f}"
+
+
+def cell(field, values):
+    return f"{fmt(field, statistics.median(values))} ({fmt(field, min(values))}-{fmt(field, max(values))})"
+
+
+def ratio(field, ours, theirs):
+    """Median of the per-pair ratios; n/a over a peer figure near zero (NIO makes no system call
+    per W2 handler), where a ratio says nothing and the two columns tell the story."""
+    floor = 10e-9 if field in TIMES else 0.01
+    ratios = [x / y for x, y in zip(ours, theirs) if y > floor]
+    if statistics.median(theirs) <= floor or not ratios:
+        return None
+    return statistics.median(ratios)
 
 
 def main():
     chosen = sys.argv[1:] or list(WORKLOADS)
     binary = build()
     print(f"per unit of work, median of {PAIRS} paired runs (min-max); ratio = ActorPromise / peer, median of the pairs")
-    print(f"{'workload':10} {'measure':6} {'ActorPromise':>26} {'peer':>26} {'ratio':>7}")
+    print(f"{'workload':12} {'measure':6} {'ActorPromise':>28} {'peer':>34} {'ratio':>7}  bar")
+    verdicts = []
     for workload in chosen:
-        peer, _, _, _, unit = WORKLOADS[workload]
-        ours, theirs = [], []
+        peers, _, _, _, unit = WORKLOADS[workload]
+        ours, theirs = [], {peer: [] for peer in peers}
         for _ in range(PAIRS):
             ours.append(per_unit(binary, workload, "actorpromise"))
-            theirs.append(per_unit(binary, workload, peer))
+            for peer in peers:
+                theirs[peer].append(per_unit(binary, workload, peer))
         for field in FIELDS:
             a = [r[field] for r in ours]
-            b = [r[field] for r in theirs]
-            # A ratio over a peer figure near zero (NIO makes no system call per W2 handler) says
-            # nothing: shown as n/a, the two columns tell the story.
-            floor = 10e-9 if field in ("wall", "user", "sys") else 0.01
-            ratios = [x / y for x, y in zip(a, b) if y > floor]
-            ratio = f"{statistics.median(ratios):.2f}x" if statistics.median(b) > floor and ratios else "n/a"
-            cell = lambda v: f"{fmt(field, statistics.median(v))} ({fmt(field, min(v))}-{fmt(field, max(v))})"
-            print(f"{workload + '/' + unit:10} {field:6} {cell(a):>26} {cell(b):>26} {ratio:>7}   vs {peer}")
+            for index, peer in enumerate(peers):
+                b = [r[field] for r in theirs[peer]]
+                r = ratio(field, a, b)
+                shown = f"{r:.2f}x" if r is not None else "n/a"
+                bar = ""
+                if index == 0 and workload in BARS and field in ("wall", "cpu") and r is not None:
+                    met = r <= BARS[workload]
+                    bar = f"<= {BARS[workload]}x {'pass' if met else 'FAIL'}"
+                    verdicts.append(met)
+                ours_cell = cell(field, a) if index == 0 else ""
+                print(f"{workload + '/' + unit:12} {field:6} {ours_cell:>28} {peer[:14] + ' ' + cell(field, b):>34} {shown:>7}  {bar}")
+    if verdicts:
+        print(f"time bars: {sum(verdicts)} of {len(verdicts)} met")
 
 
 if __name__ == "__main__":

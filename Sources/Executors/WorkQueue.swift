@@ -32,6 +32,7 @@ package struct WorkQueue: Sendable {
 
     package func peek() -> WorkItem? { head }
 
+    @usableFromInline
     package mutating func popFirst() -> WorkItem? {
         guard let item = head.take() else { return nil }
         head = item.next.take()

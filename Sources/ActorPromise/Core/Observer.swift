@@ -142,8 +142,7 @@ struct ObserverList<Value: Sendable>: Sendable {
             return
         }
         var pool: WorkerPool?
-        var pooled: [Observer<Value>] = []
-        pooled.reserveCapacity(rest.count + 1)
+        var pooled = WorkQueue()
         func hand(_ observer: Observer<Value>) {
             observer.attach(to: source)
             let context = observer.takeContext()
@@ -172,24 +171,31 @@ func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
 }
 
 /// The pool observers of one delivery, run one after another in one pool job (R2).
+///
+/// Each observer is released as soon as it has run, so the objects of a large fan-out are freed
+/// by the thread that runs it while it runs, not in one burst after the last handler — when the
+/// thread that the last handler woke is already allocating again, and the two would contend for
+/// the allocator (see the hand-off findings in `Benchmarks/README.md`).
 @usableFromInline
 final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
-    // Safety: immutable after init; the observers follow `Observer`'s rule for `source`.
-    @usableFromInline let observers: [Observer<Value>]
+    // Safety: `observers` is filled before the group is submitted and emptied by its runner, which
+    // the pool calls once, after handing the group over; `source` is immutable. The observers
+    // follow `Observer`'s rule for `source`.
+    @usableFromInline @exclusivity(unchecked) var observers: WorkQueue
     @usableFromInline let source: PromiseCore<Value>?
 
     @usableFromInline
-    init(_ observers: [Observer<Value>], source: PromiseCore<Value>?, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(_ observers: consuming WorkQueue, source: PromiseCore<Value>?, runner: @escaping @Sendable (WorkItem) -> Void) {
         self.observers = observers
         self.source = source
         super.init(runner: runner)
     }
 
     @inlinable
-    static func make(_ observers: [Observer<Value>], source: PromiseCore<Value>?) -> DeliveryGroup {
+    static func make(_ observers: consuming WorkQueue, source: PromiseCore<Value>?) -> DeliveryGroup {
         DeliveryGroup(observers, source: source) { item in
             let group = unsafeDowncast(item, to: DeliveryGroup.self)
-            for observer in group.observers { observer.run() }
+            while let observer = group.observers.popFirst() { observer.run() }
             group.source?.endDelivery()
         }
     }
