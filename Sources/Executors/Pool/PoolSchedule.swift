@@ -16,7 +16,7 @@
 ///
 /// Nothing is lost: a job is queued only under the pool's lock, where a worker also decides to
 /// park, so either a worker sees the job before it parks or the submission sees the parked worker
-/// (and no searcher) and wakes it. The pool holds this state in a ``LockedState``; tests drive it
+/// (and too few searchers to take every queued job) and wakes it. The pool holds this state in a ``LockedState``; tests drive it
 /// directly.
 package struct PoolSchedule: Sendable {
     /// Jobs waiting for a worker, oldest first.
@@ -25,7 +25,7 @@ package struct PoolSchedule: Sendable {
     /// (Waking the one that parked last looked kinder to caches, but in the W1 chain it made the
     /// whole process 20–30% slower on a 2-core machine: the same worker kept sharing a core with
     /// the thread that fed it.)
-    package private(set) var parked: [Int] = []
+    private var sleepers: SleeperQueue
     /// Workers searching: spinning, or woken and not yet running a job.
     package private(set) var searching = 0
     /// How many workers the pool has.
@@ -33,7 +33,7 @@ package struct PoolSchedule: Sendable {
 
     package init(workerCount: Int) {
         self.workerCount = workerCount
-        parked.reserveCapacity(workerCount)
+        sleepers = SleeperQueue(capacity: workerCount)
     }
 
     /// What a worker that asked for work does next.
@@ -65,11 +65,11 @@ package struct PoolSchedule: Sendable {
     /// next request): that is what searching is for.
     package mutating func next(for worker: Int, mayStartSearching: Bool) -> Next {
         if let item = queue.popFirst() { return .run(item) }
-        if mayStartSearching, 2 * searching < workerCount, parked.count + searching == workerCount - 1 {
+        if mayStartSearching, 2 * searching < workerCount, sleepers.count + searching == workerCount - 1 {
             searching += 1
             return .search
         }
-        parked.append(worker)
+        sleepers.append(worker)
         return .park
     }
 
@@ -86,45 +86,54 @@ package struct PoolSchedule: Sendable {
         }
         guard givingUp else { return .search }
         searching -= 1
-        parked.append(worker)
+        sleepers.append(worker)
         return .park
     }
 
+    /// Whether `worker` is parked (not yet woken).
+    package func isParked(_ worker: Int) -> Bool { sleepers.contains(worker) }
+
+    /// The parked workers, longest parked first.
+    package var parked: [Int] { sleepers.all }
+
     /// Takes the worker that has been parked longest; it counts as searching until it takes a job.
     private mutating func wakeOne() -> Int? {
-        guard !parked.isEmpty else { return nil }
+        guard let worker = sleepers.removeFirst() else { return nil }
         searching += 1
-        return parked.removeFirst()
+        return worker
     }
 }
 
-/// When a worker that ran out of work searches before it parks: always while its searches find
-/// work; after a search that found none it skips the next one, after two in a row the next two,
-/// then four, up to 64, so a worker whose waits are longer than a search spends almost nothing on
-/// searching, and a single unlucky search costs little.
-package struct SearchBackOff: Sendable {
-    /// Searches to skip before the next one.
-    package private(set) var skips = 0
-    /// Searches skipped after the last search that found nothing.
-    package private(set) var penalty = 0
-    /// The most searches skipped in a row.
-    package static let maximumPenalty = 64
+/// The parked workers in the order they parked: a ring of worker numbers and a flag per worker,
+/// sized once, so that parking and waking (on every idle hand-off) move no array elements.
+struct SleeperQueue: Sendable {
+    private var ring: [Int]
+    private var isAsleep: [Bool]
+    private var head = 0
+    private(set) var count = 0
 
-    package init() {}
-
-    /// Whether to search now (uses up a skip when not).
-    package mutating func mayStartSearching() -> Bool {
-        guard skips > 0 else { return true }
-        skips -= 1
-        return false
+    init(capacity: Int) {
+        ring = Array(repeating: 0, count: capacity)
+        isAsleep = Array(repeating: false, count: capacity)
     }
 
-    /// The search found work.
-    package mutating func found() { penalty = 0 }
+    func contains(_ worker: Int) -> Bool { isAsleep[worker] }
 
-    /// The search found nothing and the worker parks.
-    package mutating func gaveUp() {
-        penalty = min(Self.maximumPenalty, max(1, 2 * penalty))
-        skips = penalty
+    /// Adds `worker`, which is awake (a worker parks once before it is woken).
+    mutating func append(_ worker: Int) {
+        ring[(head + count) % ring.count] = worker
+        isAsleep[worker] = true
+        count += 1
     }
+
+    mutating func removeFirst() -> Int? {
+        guard count > 0 else { return nil }
+        let worker = ring[head]
+        head = (head + 1) % ring.count
+        count -= 1
+        isAsleep[worker] = false
+        return worker
+    }
+
+    var all: [Int] { (0..<count).map { ring[(head + $0) % ring.count] } }
 }

@@ -23,8 +23,8 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     /// The number of threads in the pool.
     public let threadCount: Int
+    /// The schedule, and one condition per thread to park on.
     private let schedule: LockedState<PoolSchedule>
-    private let parkers: [Parker]
     /// Whether the shared queue holds a job, readable without the lock: searching threads watch
     /// it. Written under the lock when that changes (so not on every job while the pool is busy:
     /// the searchers' reads then leave the cache line alone), so it is exact whenever the lock is
@@ -41,8 +41,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
     ///   - name: A name given to the threads, for debuggers.
     public init(threadCount: Int, name: String = "ActorPromise.pool") {
         self.threadCount = max(1, threadCount)
-        schedule = LockedState(PoolSchedule(workerCount: self.threadCount))
-        parkers = (0..<self.threadCount).map { _ in Parker() }
+        schedule = LockedState(PoolSchedule(workerCount: self.threadCount), conditions: self.threadCount)
         for index in 0..<self.threadCount {
             // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
             // lives as long as the process, so `ThreadState.pool` may refer to it unowned.
@@ -58,7 +57,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
             return true
         }
         if handedOn { return }
-        if let worker = withSchedule({ $0.submit(item) }) { parkers[worker].unpark() }
+        if let worker = withSchedule({ $0.submit(item) }) { schedule.signal(worker) }
     }
 
     /// Runs `body` on the schedule under the lock, and publishes whether the queue holds work.
@@ -66,10 +65,45 @@ public final class WorkerPool: ExecutionContext, Sendable {
     private func withSchedule<Result>(_ body: (inout PoolSchedule) -> Result) -> Result {
         schedule.withLock { schedule in
             let result = body(&schedule)
-            let hasWork = !schedule.queue.isEmpty
-            if hasQueuedWork.load(ordering: .relaxed) != hasWork { hasQueuedWork.store(hasWork, ordering: .relaxed) }
+            publishQueueState(of: schedule)
             return result
         }
+    }
+
+    @inline(__always)
+    private func publishQueueState(of schedule: borrowing PoolSchedule) {
+        let hasWork = !schedule.queue.isEmpty
+        if hasQueuedWork.load(ordering: .relaxed) != hasWork { hasQueuedWork.store(hasWork, ordering: .relaxed) }
+    }
+
+    /// Worker `index`'s next job, in one trip through the lock, or `nil` if it is to search:
+    /// `decide` chooses, and while the choice is to park, the thread sleeps on its own condition
+    /// until a submission wakes it, then takes a job (or parks again if another thread took it
+    /// first; a woken thread does not search). `parked` is set if it slept.
+    @inline(__always)
+    private func nextJob(
+        for index: Int, parked: inout Bool, _ decide: (inout PoolSchedule) -> PoolSchedule.Next
+    ) -> WorkItem? {
+        var decided = false
+        return schedule.withLock(on: index, waiting: { schedule -> LockedState<PoolSchedule>.Step<WorkItem?> in
+            let next: PoolSchedule.Next
+            if decided {
+                // Whoever woke this thread counted it as searching, and took it off the list.
+                guard !schedule.isParked(index) else { return .wait(seconds: nil) }
+                next = schedule.nextWhileSearching(for: index, givingUp: true)
+            } else {
+                decided = true
+                next = decide(&schedule)
+            }
+            publishQueueState(of: schedule)
+            switch consume next {
+            case .run(let job): return .done(job)
+            case .search: return .done(nil)
+            case .park:
+                parked = true
+                return .wait(seconds: nil)
+            }
+        })
     }
 
     private func workerLoop(_ index: Int) -> Never {
@@ -82,32 +116,20 @@ public final class WorkerPool: ExecutionContext, Sendable {
                 item.run()
                 continue
             }
-            var next = withSchedule { $0.next(for: index, mayStartSearching: backOff.mayStartSearching()) }
-            var searchDeadline: Double? = nil
-            while true {
-                switch next {
-                case .run(let item):
-                    item.run()
-                case .search:
-                    let deadline = searchDeadline ?? monotonicSeconds() + Self.searchSeconds
-                    searchDeadline = deadline
-                    let found = spin(until: deadline)
-                    next = withSchedule { $0.nextWhileSearching(for: index, givingUp: !found) }
-                    switch next {
-                    case .run: backOff.found()
-                    case .park: backOff.gaveUp()
-                    case .search: break  // another thread took the job it saw: search on
-                    }
-                    continue
-                case .park:
-                    parkers[index].park()
-                    // Whoever woke this thread counted it as searching. It takes a job, or parks
-                    // again if another thread took it first; it does not spin.
-                    next = withSchedule { $0.nextWhileSearching(for: index, givingUp: true) }
-                    continue
-                }
-                break
+            var parked = false
+            if let job = nextJob(for: index, parked: &parked, { $0.next(for: index, mayStartSearching: backOff.mayStartSearching()) }) {
+                job.run()
+                continue
             }
+            // Searching: spin, then take a job or park.
+            let deadline = monotonicSeconds() + Self.searchSeconds
+            var job: WorkItem? = nil
+            while job == nil {
+                let found = spin(until: deadline)
+                job = nextJob(for: index, parked: &parked) { $0.nextWhileSearching(for: index, givingUp: !found) }
+            }
+            if parked { backOff.gaveUp() } else { backOff.found() }
+            job.unsafelyUnwrapped.run()
         }
     }
 

@@ -3,36 +3,42 @@
 /// The worker pool and the run-loop threads park idle threads on it. pthreads are used rather
 /// than `Synchronization.Mutex` because ThreadSanitizer models them exactly.
 ///
-/// Safety (`@unchecked Sendable`): the two pthread objects live at stable heap addresses that
-/// are created in `init` and destroyed in `deinit`; every other access goes through the
-/// pthread functions, which are thread-safe by contract.
+/// Safety (`@unchecked Sendable`): the pthread objects live at stable heap addresses; they are
+/// created in `init` and destroyed in `deinit`, and every other access goes through the pthread
+/// functions, which are thread-safe by contract.
 @usableFromInline
 package final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let conditions: UnsafeMutablePointer<pthread_cond_t>
+    private let conditionCount: Int
 
+    /// Creates the lock with `conditions` condition variables (one unless a caller needs to wake
+    /// one particular waiter: the worker pool has one per thread).
     @usableFromInline
-    package init() {
+    package init(conditions: Int = 1) {
+        conditionCount = max(1, conditions)
         mutex = .allocate(capacity: 1)
-        condition = .allocate(capacity: 1)
+        self.conditions = .allocate(capacity: conditionCount)
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
+        for index in 0..<conditionCount { pthread_cond_init(self.conditions + index, nil) }
     }
 
     deinit {
-        pthread_cond_destroy(condition)
+        for index in 0..<conditionCount { pthread_cond_destroy(conditions + index) }
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
+        conditions.deallocate()
         mutex.deallocate()
     }
 
     @usableFromInline package func lock() { pthread_mutex_lock(mutex) }
     @usableFromInline package func unlock() { pthread_mutex_unlock(mutex) }
 
-    /// Waits for a signal; the lock must be held and is held again on return.
-    package func wait() { pthread_cond_wait(condition, mutex) }
+    /// Waits for a signal on condition `condition`; the lock must be held and is held again on
+    /// return.
+    package func wait(condition: Int = 0) { pthread_cond_wait(conditions + condition, mutex) }
 
-    /// Waits for a signal or until `seconds` have passed; the lock must be held.
+    /// Waits for a signal on the first condition or until `seconds` have passed; the lock must be
+    /// held.
     package func wait(seconds: Double) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -40,14 +46,14 @@ package final class ConditionLock: @unchecked Sendable {
         var deadline = timespec()
         deadline.tv_sec = Int(total)
         deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
-        pthread_cond_timedwait(condition, mutex, &deadline)
+        pthread_cond_timedwait(conditions, mutex, &deadline)
     }
 
-    /// Wakes one waiting thread.
-    package func signal() { pthread_cond_signal(condition) }
+    /// Wakes one thread waiting on condition `condition`.
+    package func signal(condition: Int = 0) { pthread_cond_signal(conditions + condition) }
 
-    /// Wakes every waiting thread.
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    /// Wakes every thread waiting on the first condition.
+    package func broadcast() { pthread_cond_broadcast(conditions) }
 
     /// Runs `body` with the lock held.
     @inline(__always)

@@ -9,11 +9,16 @@
 /// `Sendable`, so what a closure takes out of it may cross threads. The runtime's exclusivity
 /// check is off because the lock already makes every access exclusive.
 package final class LockedState<State: Sendable>: @unchecked Sendable {
-    private let lock = ConditionLock()
+    /// Guards `state`.
+    private let lock: ConditionLock
     @exclusivity(unchecked) private var state: State
 
-    /// Guards `state`.
-    package init(_ state: State) { self.state = state }
+    /// Creates the state and its lock, with `conditions` condition variables to sleep on (the
+    /// first serves ``withLock(waiting:)``; see ``withLock(on:waiting:)`` for the others).
+    package init(_ state: State, conditions: Int = 1) {
+        self.state = state
+        lock = ConditionLock(conditions: conditions)
+    }
 
     /// Runs `body` with the state, the lock held.
     ///
@@ -51,6 +56,26 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
             }
         }
     }
+
+    /// ``withLock(waiting:)`` sleeping on condition `condition` (without a time limit: a `.wait`
+    /// step's seconds are ignored), so that ``signal(_:)`` can wake this one waiter and no other.
+    /// The worker pool gives each thread its own condition.
+    @inline(__always)
+    package func withLock<Result>(on condition: Int, waiting step: (inout State) throws -> Step<Result>) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            switch try step(&state) {
+            case .done(let result): return result
+            case .wait: lock.wait(condition: condition)
+            }
+        }
+    }
+
+    /// Wakes the thread sleeping in ``withLock(on:waiting:)`` on condition `condition`, if any.
+    /// Call it after changing the state, once the lock is released.
+    @inline(__always)
+    package func signal(_ condition: Int) { lock.signal(condition: condition) }
 
     /// Blocks the calling thread until `condition` holds for the state, or `timeout` seconds have
     /// passed (`nil`: no limit). Woken by ``withLockWakingWaiters(_:)``.
