@@ -49,6 +49,13 @@ read -r nio_w4_i nio_w4_m < <(per_unit nio w4 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
 ap_w6=$("$BIN" w6 actorpromise 200000)
 nio_w6=$("$BIN" w6 nio 200000)
+ap_w6h0=$("$BIN" w6h0 actorpromise 200000); nio_w6h0=$("$BIN" w6h0 nio 200000)
+ap_w6h10=$("$BIN" w6h10 actorpromise 50000); nio_w6h10=$("$BIN" w6h10 nio 50000)
+# The shapes of NIO's own allocation guards, handlers synchronous on both sides (per iteration).
+read -r ap_cb_i ap_cb_m < <(per_unit_sized actorpromise callbacks 1 100 1000)
+read -r nio_cb_i nio_cb_m < <(per_unit_sized nio callbacks 1 100 1000)
+read -r ap_erase_i ap_erase_m < <(per_unit_sized actorpromise erase 1 100 1000)
+read -r nio_erase_i nio_erase_m < <(per_unit_sized nio erase 1 100 1000)
 
 ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
 verdict() { python3 -c "print('pass' if $1 <= $2 else 'FAIL')"; }
@@ -77,6 +84,12 @@ row "W5x Task {} + await vs unsafe cont. (info)" "$task_w5x_i" "$cont_w5x_i" "$(
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=0.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 0.5)"
 row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.0x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.0)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=256" "$(verdict "$ap_w6" 256)"
+row "W6 same, 0 handlers (info)" "$ap_w6h0" "$nio_w6h0" "$(ratio "$ap_w6h0" "$nio_w6h0")" "(info)" ""
+row "W6 same, 10 handlers (info)" "$ap_w6h10" "$nio_w6h10" "$(ratio "$ap_w6h10" "$nio_w6h10")" "(info)" ""
+row "NIO 'lots of callbacks' shape, allocs/iter" "$ap_cb_m" "$nio_cb_m" "$(ratio "$ap_cb_m" "$nio_cb_m")" "<=1.0x" "$(verdict "$ap_cb_m/$nio_cb_m" 1.0)"
+row "same, instructions/iteration (info)" "$ap_cb_i" "$nio_cb_i" "$(ratio "$ap_cb_i" "$nio_cb_i")" "(info)" ""
+row "NIO 'erase result' shape, allocs/iter" "$ap_erase_m" "$nio_erase_m" "$(ratio "$ap_erase_m" "$nio_erase_m")" "<=1.0x" "$(verdict "$ap_erase_m/$nio_erase_m" 1.0)"
+row "same, instructions/iteration (info)" "$ap_erase_i" "$nio_erase_i" "$(ratio "$ap_erase_i" "$nio_erase_i")" "(info)" ""
 
 # Allocation thresholds: a change that adds an allocation per link shows up here.
 if [ -f "$THRESHOLDS" ]; then

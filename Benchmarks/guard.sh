@@ -22,6 +22,8 @@ median3() {
 
 declare -A value
 value[w6_bytes]=$("$BIN" w6 actorpromise 200000)
+value[w6_bytes_no_handler]=$("$BIN" w6h0 actorpromise 200000)
+value[w6_bytes_10_handlers]=$("$BIN" w6h10 actorpromise 50000)
 # Wake-ups: voluntary context switches per W3 hand-off, from getrusage at two sizes (wallclock.py's
 # measurement), the median of three. Counted by the kernel, so stable on a shared machine where
 # wall time is not.
@@ -46,6 +48,9 @@ if command -v valgrind >/dev/null; then
     value[w2_vs_nio]=$(python3 -c "print(round($w2 / $nio_w2, 2))")
     value[w5_vs_unsafe_continuation]=$(python3 -c "print(round($w5 / $cont_w5, 2))")
     value[w5x_instructions]=$w5x
+    # Allocations per iteration of the shapes of NIO's own allocation guards (exact counts).
+    value[callbacks_allocations]=$(per_unit_sized actorpromise callbacks 1 100 1000 | cut -d' ' -f2)
+    value[erase_allocations]=$(per_unit_sized actorpromise erase 1 100 1000 | cut -d' ' -f2)
     value[checked_continuation]=$chk_w5x
     echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x)"
 else

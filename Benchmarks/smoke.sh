@@ -18,6 +18,10 @@ done
 .build/release/Measure w4 nio 1
 .build/release/Measure w6 actorpromise 1000 >/dev/null
 .build/release/Measure w6 nio 1000 >/dev/null
+for run in "w6h0 actorpromise" "w6h0 nio" "w6h10 actorpromise" "w6h10 nio" "callbacks actorpromise" "callbacks nio" \
+    "erase actorpromise" "erase nio"; do
+    .build/release/Measure $run 1000 >/dev/null
+done
 .build/release/Measure loop actorpromise 1000 >/dev/null
 .build/release/Measure loop nio 1000 >/dev/null
 ./guard.sh

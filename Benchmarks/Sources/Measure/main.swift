@@ -7,6 +7,9 @@
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w7 (serial-queue hop)   loop (resident bytes per pending iteration of a recursive loop)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)
+//             w6h0, w6h1, w6h10 (bytes per pending promise with 0, 1, 10 handlers)
+//             callbacks, erase (the shapes of NIO's allocation guards "lots of callbacks" and
+//             "erase result", handlers inline / on an EmbeddedEventLoop: allocations per iteration)
 //             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
@@ -55,6 +58,16 @@ case ("w5x", "nio"): runAsync { await NIOWorkloads.getFromEventLoop(iterations: 
 case ("w5x", "task"): runAsync { await AwaitWorkloads.taskValue(iterations: iterations) }
 case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
+case ("w6h0", "actorpromise"): print(MemoryWorkloads.actorPromise(count: iterations, handlers: 0))
+case ("w6h0", "nio"): print(MemoryWorkloads.nio(count: iterations, handlers: 0))
+case ("w6h1", "actorpromise"): print(MemoryWorkloads.actorPromise(count: iterations, handlers: 1))
+case ("w6h1", "nio"): print(MemoryWorkloads.nio(count: iterations, handlers: 1))
+case ("w6h10", "actorpromise"): print(MemoryWorkloads.actorPromise(count: iterations, handlers: 10))
+case ("w6h10", "nio"): print(MemoryWorkloads.nio(count: iterations, handlers: 10))
+case ("callbacks", "actorpromise"): AllocationWorkloads.lotsOfCallbacks(iterations: iterations)
+case ("callbacks", "nio"): AllocationWorkloads.lotsOfCallbacksNIO(iterations: iterations)
+case ("erase", "actorpromise"): AllocationWorkloads.eraseResult(iterations: iterations)
+case ("erase", "nio"): AllocationWorkloads.eraseResultNIO(iterations: iterations)
 case ("loop", "actorpromise"): print(ActorPromiseWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("loop", "nio"): print(NIOWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
