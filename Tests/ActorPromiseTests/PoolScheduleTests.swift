@@ -7,8 +7,8 @@ import Testing
 struct PoolScheduleTests {
     typealias Job = WorkQueueTests.Item
 
-    @Test("a submission wakes the worker parked longest, and none while a worker searches")
-    func wakesOnlyWhenNobodySearches() {
+    @Test("a submission wakes the worker parked longest, and one more for each job beyond the searchers")
+    func wakesParkedLongestFirst() {
         var schedule = PoolSchedule(workerCount: 2)
         #expect(schedule.submit(Job(0)) == nil, "nobody is parked")
         guard case .run(let first) = schedule.next(for: 0, mayStartSearching: true) else {

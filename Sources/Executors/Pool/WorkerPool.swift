@@ -11,9 +11,9 @@ import Synchronization
 /// on the same thread, without a lock or a wake-up. Further submissions go to the shared queue so
 /// that idle threads pick them up.
 ///
-/// Wake-ups: a thread that runs out of work first searches for a moment (up to 20 µs) — it spins,
-/// watching the queue — so a quick back-and-forth (submit, run, signal back, submit again) finds
-/// it awake; then it parks. A search that finds nothing makes the thread skip its next searches
+/// Wake-ups: a thread that runs out of work while the rest of the pool is idle first searches for
+/// a moment (up to 20 µs) — it spins, watching the queue — so a quick back-and-forth (submit, run,
+/// signal back, submit again) finds it awake; then it parks. A search that finds nothing makes the thread skip its next searches
 /// (1, 2, 4 … up to 64 of them), so a program whose gaps are longer does not burn a core. A
 /// submission wakes a parked thread only when the queue holds more jobs than there are searching
 /// threads to take them; see `PoolSchedule`.
@@ -144,37 +144,6 @@ public final class WorkerPool: ExecutionContext, Sendable {
         }
         return true
     }
-}
-
-/// Starts a detached thread running `body`.
-package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-    final class Box: Sendable {
-        let body: @Sendable () -> Void
-        let name: String
-        init(_ body: @escaping @Sendable () -> Void, name: String) { self.body = body; self.name = name }
-    }
-    let box = Unmanaged.passRetained(Box(body, name: name)).toOpaque()
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    pthread_attr_setstacksize(&attributes, 8 << 20)
-    #if canImport(Darwin)
-    var thread: pthread_t? = nil
-    #else
-    var thread = pthread_t()
-    #endif
-    let status = pthread_create(&thread, &attributes, { raw in
-        #if canImport(Darwin)
-        let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
-        pthread_setname_np(String(box.name.prefix(63)))
-        #else
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        #endif
-        box.body()
-        return nil
-    }, box)
-    pthread_attr_destroy(&attributes)
-    precondition(status == 0, "pthread_create failed: \(status)")
 }
 
 extension WorkerPool: TaskExecutor {
