@@ -13,10 +13,10 @@ import Synchronization
 ///
 /// Wake-ups: a thread that runs out of work while the rest of the pool is idle first searches for
 /// a moment (up to 20 µs) — it spins, watching the queue — so a quick back-and-forth (submit, run,
-/// signal back, submit again) finds it awake; then it parks. A search that finds nothing makes the thread skip its next searches
-/// (1, 2, 4 … up to 64 of them), so a program whose gaps are longer does not burn a core. A
-/// submission wakes a parked thread only when the queue holds more jobs than there are searching
-/// threads to take them; see `PoolSchedule`.
+/// signal back, submit again) finds it awake; then it parks. A search that finds nothing makes the
+/// thread skip its next searches (1, 2, 4 … up to 64 of them), so a program whose gaps are longer
+/// does not burn a core. A submission wakes a parked thread only when the queue holds more jobs
+/// than there are searching threads to take them; see `PoolSchedule`.
 public final class WorkerPool: ExecutionContext, Sendable {
     /// The shared pool: as many threads as the machine has cores (at least two).
     public static let global = WorkerPool(threadCount: max(2, onlineProcessorCount), name: "ActorPromise.global")
@@ -135,8 +135,8 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     /// Watches the queue until it holds a job (true) or `deadline` passes (false). It reads the
     /// clock every 256 looks; a search's first read sets its deadline (a search that finds work
-    /// sooner reads no clock at all). (Yielding the core as it spins was tried: the search then missed
-    /// most quick replies, W3 took 60% longer and its system time grew.)
+    /// sooner reads no clock at all). (Yielding the core as it spins was tried: the search then
+    /// missed most quick replies, W3 took 60% longer and its system time grew.)
     private func spin(until deadline: inout Double?) -> Bool {
         var rounds = 0
         while !hasQueuedWork.load(ordering: .relaxed) {

@@ -37,16 +37,16 @@ package final class ConditionLock: @unchecked Sendable {
     /// return.
     package func wait(condition: Int = 0) { pthread_cond_wait(conditions + condition, mutex) }
 
-    /// Waits for a signal on the first condition or until `seconds` have passed; the lock must be
-    /// held.
-    package func wait(seconds: Double) {
+    /// Waits for a signal on condition `condition` or until `seconds` have passed; the lock must
+    /// be held.
+    package func wait(condition: Int = 0, seconds: Double) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
         var deadline = timespec()
         deadline.tv_sec = Int(total)
         deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
-        pthread_cond_timedwait(conditions, mutex, &deadline)
+        pthread_cond_timedwait(conditions + condition, mutex, &deadline)
     }
 
     /// Wakes one thread waiting on condition `condition`.

@@ -14,7 +14,8 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) private var state: State
 
     /// Creates the state and its lock, with `conditions` condition variables to sleep on (the
-    /// first serves ``withLock(waiting:)``; see ``withLock(on:waiting:)`` for the others).
+    /// first is the default of ``withLock(on:waiting:)`` and the one ``withLockWakingWaiters(_:)``
+    /// wakes).
     package init(_ state: State, conditions: Int = 1) {
         self.state = state
         lock = ConditionLock(conditions: conditions)
@@ -32,7 +33,7 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// What ``withLock(waiting:)``'s step decided: finish with a result, or sleep until woken
+    /// What ``withLock(on:waiting:)``'s step decided: finish with a result, or sleep until woken
     /// (at most `seconds`, if given) and look again.
     package enum Step<Result> {
         case done(Result)
@@ -40,34 +41,24 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `step` with the state, the lock held, until it returns `.done`; between tries the
-    /// thread sleeps, the lock released, until ``withLockWakingWaiters(_:)`` wakes it or the
-    /// step's time is up. The blocking loops of the executors (a run-loop thread waiting for work,
-    /// the timer thread waiting for its next deadline, a blocking `wait()`) are written with it.
+    /// thread sleeps on condition `condition`, the lock released, until it is woken — by
+    /// ``withLockWakingWaiters(_:)`` (condition 0) or ``signal(_:)`` — or the step's time is up.
+    /// The blocking loops of the executors (a run-loop thread waiting for work, the timer thread
+    /// waiting for its next deadline, a blocking `wait()`, a pool thread parking on its own
+    /// condition) are written with it.
     ///
     /// - Returns: The result of the `.done` step.
-    package func withLock<Result>(waiting step: (inout State) throws -> Step<Result>) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        while true {
-            switch try step(&state) {
-            case .done(let result): return result
-            case .wait(let seconds?): lock.wait(seconds: seconds)
-            case .wait(nil): lock.wait()
-            }
-        }
-    }
-
-    /// ``withLock(waiting:)`` sleeping on condition `condition` (without a time limit: a `.wait`
-    /// step's seconds are ignored), so that ``signal(_:)`` can wake this one waiter and no other.
-    /// The worker pool gives each thread its own condition.
     @inline(__always)
-    package func withLock<Result>(on condition: Int, waiting step: (inout State) throws -> Step<Result>) rethrows -> Result {
+    package func withLock<Result>(
+        on condition: Int = 0, waiting step: (inout State) throws -> Step<Result>
+    ) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         while true {
             switch try step(&state) {
             case .done(let result): return result
-            case .wait: lock.wait(condition: condition)
+            case .wait(let seconds?): lock.wait(condition: condition, seconds: seconds)
+            case .wait(nil): lock.wait(condition: condition)
             }
         }
     }
