@@ -164,18 +164,18 @@ extension Promise: Hashable {
 }
 
 extension Promise {
-    /// Creates the child state of a derived promise, registers `makeLink`'s link as an observer
-    /// and the child as a dependent, and returns the child. The child tracks interest as this
+    /// Creates the child state of a derived promise with `makeLink`'s link, registers it as an
+    /// observer and a dependent, and returns the child. The child tracks interest as this
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
         tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(),
-        _ makeLink: (PromiseCore<Out>, CapturedTaskLocals?) -> Link<Value, Out>
+        _ makeLink: (CapturedTaskLocals?) -> Link
     ) -> Promise<Out> {
         Promise<Out>(core: core.derive(tracksInterest: tracksInterest, site: site, makeLink))
     }
 
-    /// Derives a promise with an ``OutcomeLink``.
+    /// Derives a promise with an outcome link (``Link/outcome(context:taskLocals:body:)``).
     @inlinable
     func derive<Out: Sendable>(
         on context: any ExecutionContext,
@@ -183,7 +183,7 @@ extension Promise {
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(tracksInterest: tracksInterest, site: site) { OutcomeLink.make(child: $0, context: context, taskLocals: $1, body: body) }
+        derive(tracksInterest: tracksInterest, site: site) { Link.outcome(context: context, taskLocals: $0, body: body) }
     }
 }
 

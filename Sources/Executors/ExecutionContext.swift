@@ -5,14 +5,14 @@
 /// ``InlineContext/inline`` (synchronous, for cheap handlers). Contexts modelled on dispatch
 /// queues, operation queues and run-loop threads conform as well.
 ///
-/// A context runs each submitted ``WorkItem`` once (or discards it once). Work submitted from
+/// A context runs each submitted ``Runnable`` once (or discards it once). Work submitted from
 /// one thread to a serial context runs in submission order.
 public protocol ExecutionContext: AnyObject, Sendable {
     /// Schedules `item` to run on this context.
     ///
-    /// - Parameter item: The work. The context calls ``WorkItem/run()`` once, or
-    ///   ``WorkItem/discard()`` once if it drops the item.
-    func submit(_ item: WorkItem)
+    /// - Parameter item: The work. The context calls ``Runnable/run()`` once, or
+    ///   ``Runnable/discard()`` once if it drops the item.
+    func submit(_ item: any Runnable)
 }
 
 extension ExecutionContext where Self == WorkerPool {

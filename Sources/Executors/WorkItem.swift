@@ -1,50 +1,33 @@
-/// A unit of work that an ``ExecutionContext`` runs once.
-///
-/// Promise handlers reach a context as work items: the object that holds a handler is itself the
-/// queue node, so handing work to a context allocates nothing. Subclass it to submit your own work
-/// (or use ``ClosureWorkItem``).
+/// A unit of work of your own, to submit to an ``ExecutionContext``: subclass it and override
+/// ``run()`` (or use ``ClosureWorkItem``).
 ///
 /// A context calls ``run()`` exactly once, or ``discard()`` exactly once if it drops the item
-/// without running it (a stopped run-loop thread, a cancelled operation). A work item sits in at
-/// most one queue at a time.
+/// without running it (a stopped run-loop thread, a cancelled operation).
 ///
-/// Safety (`@unchecked Sendable`): `next` is touched only by the one queue that holds the item,
-/// under that queue's lock or on its owning thread; handing the item to a queue and taking it out
-/// again orders every access. Subclasses keep the same rule for their own state: written before
-/// submission, read by `run()`.
-open class WorkItem: @unchecked Sendable {
-    /// The next item in whichever intrusive queue holds this one.
-    @exclusivity(unchecked) package final var next: WorkItem?
-    /// The library's own items run through a function specialized for their concrete type,
-    /// created where that type is known, so a context never runs unspecialized generic code.
-    @usableFromInline package final let runner: (@Sendable (WorkItem) -> Void)?
-
+/// Safety (`@unchecked Sendable`): the class itself holds no state. Subclasses keep this rule for
+/// theirs: written before submission, read by `run()`; the context's hand-over orders the two.
+open class WorkItem: Runnable, @unchecked Sendable {
     /// Creates a work item.
-    public init() { runner = nil }
+    public init() {}
 
-    /// Creates a work item that `run()` hands to `runner`.
-    @inlinable package init(runner: @escaping @Sendable (WorkItem) -> Void) { self.runner = runner }
-
-    /// Does the work. Called once, on the context's thread.
-    open func run() { runner?(self) }
+    /// Does the work. Called once, on the context's thread. The default does nothing.
+    open func run() {}
 
     /// Called instead of ``run()`` when a context drops the item without running it.
-    ///
-    /// The default does nothing; promise handlers reject their promise with
-    /// `PromiseError.abandoned` here.
+    /// The default does nothing.
     open func discard() {}
 
     /// Called instead of ``run()`` when the item is cancelled while queued (an operation queue's
-    /// `cancel`). The default calls ``discard()``; promise handlers cancel their promise instead.
+    /// `cancel`). The default calls ``discard()``.
     open func cancelWhileQueued() { discard() }
 
-    /// Whether running the item would be pointless: a promise handler whose promise was already
-    /// cancelled. Contexts that can remove queued work drop such items without running them.
+    /// Whether running the item would be pointless; `false` unless a subclass says otherwise.
     open var isObsolete: Bool { false }
 }
 
 /// A work item that runs a closure.
 public final class ClosureWorkItem: WorkItem, @unchecked Sendable {
+    // Safety: `body` is immutable.
     private let body: @Sendable () -> Void
 
     /// Creates a work item that calls `body` when it runs; a discarded item never calls it.

@@ -1,63 +1,72 @@
-/// A FIFO of work items linked through ``WorkItem/next``. Not thread-safe: its owner guards it.
+/// A FIFO of runnables in a ring buffer. Not thread-safe: its owner guards it.
 ///
-/// The chain from `head` owns the items. `tail` is not retained: it is the last item of that
-/// chain, alive for as long as it is queued, and `nil` exactly when `head` is. Items move in and
-/// out without retain or release traffic beyond the one reference the queue holds (every hop to a
-/// context goes through one of these).
-///
-/// `Sendable`, so that a ``LockedState`` may hold it: a queue moved to another thread takes the
-/// items it owns along (they are `Sendable`), and `tail` points into that same chain.
+/// The buffer grows by doubling and never shrinks, so a queue in steady use allocates nothing per
+/// item; items move in and out without reference-counting traffic beyond the one reference the
+/// queue holds (every hop to a context goes through one of these).
 @usableFromInline
 package struct WorkQueue: Sendable {
-    private var head: WorkItem?
-    private var tail: Unmanaged<WorkItem>?
+    /// A power of two in length (or empty); `head` indexes the oldest item.
+    @usableFromInline var slots: ContiguousArray<(any Runnable)?> = []
+    @usableFromInline var head = 0
     package private(set) var count = 0
 
     @usableFromInline package init() {}
 
-    package var isEmpty: Bool { head == nil }
-
-    @usableFromInline
-    package mutating func append(_ item: WorkItem) {
-        item.next = nil
-        let last = Unmanaged.passUnretained(item)
-        if let tail {
-            tail._withUnsafeGuaranteedRef { $0.next = item }
-        } else {
-            head = item
-        }
-        tail = last
-        count += 1
+    /// A queue with room for `capacity` items before it grows.
+    @inlinable package init(capacity: Int) {
+        if capacity > 0 { slots = ContiguousArray(repeating: nil, count: Self.roundUp(capacity)) }
     }
 
-    package func peek() -> WorkItem? { head }
+    package var isEmpty: Bool { count == 0 }
 
     @usableFromInline
-    package mutating func popFirst() -> WorkItem? {
-        guard let item = head.take() else { return nil }
-        head = item.next.take()
-        if head == nil { tail = nil }
-        count -= 1
+    package mutating func append(_ item: consuming any Runnable) {
+        if count == slots.count { grow() }
+        slots[(head &+ count) & (slots.count &- 1)] = item
+        count &+= 1
+    }
+
+    package func peek() -> (any Runnable)? { count == 0 ? nil : slots[head] }
+
+    @usableFromInline
+    package mutating func popFirst() -> (any Runnable)? {
+        guard count > 0 else { return nil }
+        let item = slots[head].take()
+        head = (head &+ 1) & (slots.count &- 1)
+        count &-= 1
         return item
     }
 
-    /// Removes `item` if it is queued; returns whether it was.
-    package mutating func remove(_ item: WorkItem) -> Bool {
-        var previous: WorkItem? = nil
-        var current = head
-        while let node = current {
-            if node === item {
-                if let previous { previous.next = node.next } else { head = node.next }
-                if tail?.toOpaque() == Unmanaged.passUnretained(node).toOpaque() {
-                    tail = previous.map { Unmanaged.passUnretained($0) }
-                }
-                node.next = nil
-                count -= 1
-                return true
-            }
-            previous = node
-            current = node.next
+    /// Calls `body` with each queued item, oldest first.
+    package func forEach(_ body: (any Runnable) -> Void) {
+        for offset in 0..<count { body(slots[(head + offset) & (slots.count - 1)].unsafelyUnwrapped) }
+    }
+
+    /// Removes `item` if it is queued; returns whether it was. The items behind it keep their order.
+    package mutating func remove(_ item: any Runnable) -> Bool {
+        let mask = slots.count - 1
+        guard let offset = (0..<count).first(where: { slots[(head + $0) & mask].unsafelyUnwrapped === item }) else {
+            return false
         }
-        return false
+        for index in offset..<(count - 1) {
+            slots[(head + index) & mask] = slots[(head + index + 1) & mask].take()
+        }
+        slots[(head + count - 1) & mask] = nil
+        count -= 1
+        return true
+    }
+
+    @usableFromInline
+    mutating func grow() {
+        var larger = ContiguousArray<(any Runnable)?>(repeating: nil, count: Swift.max(16, slots.count * 2))
+        for offset in 0..<count { larger[offset] = slots[(head + offset) & (slots.count - 1)].take() }
+        slots = larger
+        head = 0
+    }
+
+    @usableFromInline static func roundUp(_ capacity: Int) -> Int {
+        var size = 16
+        while size < capacity { size *= 2 }
+        return size
     }
 }

@@ -48,6 +48,10 @@ struct ChildSetTests {
             func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]) {}
             func performTree(_ op: TreeOp) -> TreeStep? { nil }
             var adopteeUnderAdoptionLock: (any PromiseNode)? { nil }
+            func run() {}
+            var runsInline: Bool { true }
+            func handOver(from source: AnyObject) -> any ExecutionContext { .inline }
+            func endsDeliveryWhenRun() {}
         }
         var watched: [Weak] = []
         do {

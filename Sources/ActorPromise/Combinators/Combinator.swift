@@ -94,7 +94,7 @@ final class CombinatorObserver<Input: Sendable, Output: Sendable, State>: Observ
     @usableFromInline let index: Int
 
     @usableFromInline
-    init(_ combinator: Combinator<Input, Output, State>, _ index: Int, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(_ combinator: Combinator<Input, Output, State>, _ index: Int, runner: @escaping @Sendable (Observer<Input>) -> Void) {
         self.combinator = combinator
         self.index = index
         super.init(context: InlineContext.shared, runner: runner)

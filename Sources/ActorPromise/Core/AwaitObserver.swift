@@ -32,7 +32,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     @usableFromInline @exclusivity(unchecked) var continuation: UnsafeContinuation<Outcome<Value>, Never>?
 
     @usableFromInline
-    init(runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(runner: @escaping @Sendable (Observer<Value>) -> Void) {
         super.init(context: InlineContext.shared, runner: runner)
     }
 

@@ -1,83 +1,109 @@
-/// The bridge between a promise and a promise derived from it by an operator: it observes the
-/// parent, runs the operator's handler on its context, and settles the child.
+/// What a derived promise runs when its parent settles: the operator's handler, the context it runs
+/// on, and a runner that knows both promises' types.
 ///
-/// A link is at once the parent's observer and the work item handed to the context, so deriving a
-/// promise costs two objects: the child's state actor and this link. Each operator is a final
-/// subclass whose runner is created where its types are known, so it runs specialized code.
+/// A derived promise is one object. Its state actor is at once its parent's observer and the
+/// ``Runnable`` its handler's context queues; this struct is the part of its state that makes it
+/// so. It is written when the promise is made, handed over at the parent's settlement, and emptied
+/// when the handler has run (or was dropped), so that a promise kept afterwards keeps nothing its
+/// handler captured. A promise made by a resolver has an empty link.
+///
+/// The handler depends on the parent's value type as well as the child's, which the actor (generic
+/// over its own value only) cannot name: it is stored as an ``ErasedClosure`` and read back by
+/// the runner, which was created where both types are known and so runs specialized code. The
+/// struct itself is not generic, so that the actor's `deinit` and the unspecialized `Runnable`
+/// requirements reach and destroy it at a fixed offset, without a generic-metadata look-up; and
+/// it is not copyable, so that it moves from the operator into the actor without the copy and
+/// destruction (three retains and three releases) an inlined initializer otherwise makes.
 @usableFromInline
-class Link<In: Sendable, Out: Sendable>: Observer<In>, @unchecked Sendable {
-    // Safety: see `Observer`; `child` is immutable.
-    @usableFromInline final let child: PromiseCore<Out>
+struct Link: ~Copyable {
+    // Safety: the fields are written when the promise is made, and at the hand-over (on the
+    // settling thread, before submission to the context); the runner reads and empties them on the
+    // context's thread, after the context took the promise. Nothing else touches them.
+
+    /// Where the handler runs; dropped at the hand-over unless it is the worker pool (L1).
+    @usableFromInline var context: (any ExecutionContext)?
+    /// Runs the handler: reads the parent's outcome, calls ``body``, settles the child.
+    @usableFromInline var runner: (@Sendable (AnyObject) -> Void)?
+    /// The operator's handler, its type erased.
+    @usableFromInline var body: ErasedClosure?
+    /// Whether ``context`` is `.inline` (R2: such handlers take no part in ordered delivery).
+    @usableFromInline var runsInline = false
+    /// Whether the handler observes errors, and so runs even when its promise was cancelled
+    /// meanwhile (R5b); the others are skipped then.
+    @usableFromInline var observesCancellation = false
+    /// Set at the hand-over when this handler ends its parent's delivery (R2).
+    @usableFromInline var endsDelivery = false
+
+    /// A link with nothing to run: a promise made by a resolver, or one whose handler has run.
+    @inlinable init() {}
 
     /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
-    ///   where the handler was registered, captured by `derive` before anything else, where the
-    ///   check costs least (`nil`, one atomic load, with no key registered).
+    ///   where the handler was registered, captured by `derive` before anything else.
     @inlinable
     init(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        runner: @escaping @Sendable (WorkItem) -> Void
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure,
+        observesCancellation: Bool, runner: @escaping @Sendable (AnyObject) -> Void
     ) {
-        self.child = child
+        self.context = context
+        self.runsInline = type(of: context) == InlineContext.self
+        self.observesCancellation = observesCancellation
+        self.body = body
         if let taskLocals {
-            super.init(context: context, retainsSource: false, runner: { item in taskLocals.bind { runner(item) } })
+            self.runner = { child in taskLocals.bind { runner(child) } }
         } else {
-            super.init(context: context, retainsSource: false, runner: runner)
+            self.runner = runner
         }
     }
+}
 
-    /// A context dropped the handler without running it: the child can never be settled by it.
-    override func discard() {
-        detachSource()
-        child.settle(.failure(PromiseError.handlerDropped()))
+/// A closure kept without its type, so that a promise can hold a handler whose type mentions its
+/// parent's value type.
+///
+/// Built from, and read back as, a struct whose one stored property is the closure, declared with
+/// exactly the type of the operator's parameter (``ThenBody`` and its siblings): stored that way,
+/// the closure needs no reabstraction thunk (which would allocate) and its representation does not
+/// depend on where the code is specialized. Safety: such a struct is a thick function, two words
+/// (code pointer, retained context or `nil`); this type has the same two words, with the context
+/// as a reference, so copying and releasing it copies and releases the closure's context. It is
+/// read back only as the type it was made from (the runner that made it).
+@usableFromInline
+struct ErasedClosure {
+    @usableFromInline let code: UnsafeRawPointer
+    @usableFromInline let context: AnyObject?
+
+    @inlinable
+    init<Body>(_ body: Body) {
+        assert(MemoryLayout<Body>.size == MemoryLayout<ErasedClosure>.size, "not a closure: \(Body.self)")
+        self = unsafeBitCast(body, to: ErasedClosure.self)
     }
 
-    /// An operation queue cancelled the handler before it ran: the child is cancelled.
-    override func cancelWhileQueued() {
-        detachSource()
-        cancelTree(child, reason: nil)
-    }
+    @inlinable
+    func load<Body>(as type: Body.Type) -> Body { unsafeBitCast(self, to: Body.self) }
+}
 
-    /// Once the child is settled (cancelled), running the handler is pointless.
-    override var isObsolete: Bool { child.isSettled }
+/// The handlers of `then` and `map`, stored as written (see ``ErasedClosure``).
+@usableFromInline struct ThenBody<In, Out> {
+    @usableFromInline let run: @Sendable (In) throws -> Out
+    @inlinable init(_ run: @escaping @Sendable (In) throws -> Out) { self.run = run }
+}
 
-    /// The outcome to work on, unless the child was settled (cancelled) meanwhile: a child
-    /// cancelled while its handler waited in the queue skips the handler.
-    @inlinable @inline(__always)
-    final func outcomeForRun() -> Outcome<In>? {
-        guard let outcome = receivedOutcome(), !child.isSettled else { return nil }
-        return outcome
-    }
+/// A handler that returns nothing: apart from ``ThenBody`` so that the user's closure is stored as
+/// written (as `ThenBody<In, Void>` it would need a reabstraction thunk: one allocation more, W2).
+@usableFromInline struct VoidBody<In> {
+    @usableFromInline let run: @Sendable (In) throws -> Void
+    @inlinable init(_ run: @escaping @Sendable (In) throws -> Void) { self.run = run }
+}
 
-    /// The outcome to work on for a handler that observes errors (R5b): the received outcome, or
-    /// the child's cancellation error if the child was cancelled while the handler waited. Such a
-    /// handler runs either way; what it returns is ignored by a child that is already settled.
-    @inlinable @inline(__always)
-    final func outcomeObservingCancellation() -> Outcome<In>? {
-        guard let outcome = receivedOutcome() else { return nil }
-        guard child.isSettled else { return outcome }
-        guard case .failure(let error)? = child.settledOutcome else { return nil }
-        return .failure(error)
-    }
+/// A handler that returns a promise to follow (R3).
+@usableFromInline struct FlatBody<In, Out: Sendable> {
+    @usableFromInline let run: @Sendable (In) throws -> Promise<Out>
+    @inlinable init(_ run: @escaping @Sendable (In) throws -> Promise<Out>) { self.run = run }
+}
 
-    /// Settles the child.
-    @inlinable @inline(__always)
-    final func finish(_ outcome: Outcome<Out>) {
-        child.settle(outcome)
-    }
-
-    /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to the child,
-    /// a rejection straight to the child (R4); nothing runs for a child cancelled meanwhile.
-    @inlinable @inline(__always)
-    final func runValueHandler(_ body: (In) throws -> Out) {
-        defer { endDelivery() }
-        guard let outcome = outcomeForRun() else { return }
-        switch outcome {
-        case .success(let value):
-            do { finish(.success(try body(value))) } catch { finish(.failure(error)) }
-        case .failure(let error):
-            finish(.failure(error))
-        }
-    }
+/// A handler of the parent's whole outcome.
+@usableFromInline struct OutcomeBody<In: Sendable, Out: Sendable> {
+    @usableFromInline let run: @Sendable (Outcome<In>) -> LinkStep<Out>
+    @inlinable init(_ run: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>) { self.run = run }
 }
 
 /// What an outcome handler decided for the child: settle it now, or follow another promise.
@@ -87,40 +113,117 @@ enum LinkStep<Out: Sendable> {
     case follow(Promise<Out>)
 }
 
-/// The general link: one closure from the parent's outcome to a step. The operators that observe
-/// errors or outcomes (`catch`, `recover`, `ensure`, `tap`, `whenComplete`, the two-handler `then`)
-/// are written with it, and so it runs even when its child was cancelled first: cancellation is a
-/// rejection its handler must see (R5b).
-@usableFromInline
-final class OutcomeLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
-    @usableFromInline let body: @Sendable (Outcome<In>) -> LinkStep<Out>
+extension Link {
+    /// The general link: one closure from the parent's outcome to a step. The operators that
+    /// observe errors or outcomes (`catch`, `recover`, `ensure`, `tap`, `whenComplete`, the
+    /// two-handler `then`) are written with it, and so it runs even when its promise was cancelled
+    /// first: cancellation is a rejection its handler must see (R5b).
+    @inlinable
+    static func outcome<In: Sendable, Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body)), observesCancellation: true) { object in
+            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in
+                guard let outcome = child.outcomeObservingCancellation(In.self) else { return }
+                switch body.run(outcome) {
+                case .settle(let outcome): child.settle(outcome)
+                case .follow(let promise): child.adopt(promise.core)
+                }
+            }
+        }
+    }
+}
 
+/// A derived promise's side of its link: the `Runnable` and `OutcomeObserver` requirements, and
+/// what runners share. The requirements run unspecialized (a context knows neither type); they
+/// touch no value-typed state but through the runner.
+extension PromiseCore: Runnable, OutcomeObserver {
+    /// Runs the handler. (`unsafelyUnwrapped` would pass the closure through a generic getter,
+    /// which wraps it in an allocated reabstraction thunk: `if let` reads it as stored.)
     @usableFromInline
-    init(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>,
-        runner: @escaping @Sendable (WorkItem) -> Void
-    ) {
-        self.body = body
-        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
+    nonisolated func run() {
+        if let runner = link.runner { runner(self) }
     }
 
-    /// Never obsolete: a cancelled child's handler still runs, to observe the cancellation.
-    override var isObsolete: Bool { false }
+    /// A context dropped the handler without running it: nothing else can settle this promise.
+    @usableFromInline
+    nonisolated func discard() {
+        link = Link()
+        settle(.failure(PromiseError.handlerDropped()))
+    }
 
-    @inlinable
-    static func make(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
-    ) -> OutcomeLink {
-        OutcomeLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
-            let link = unsafeDowncast(item, to: OutcomeLink.self)
-            defer { link.endDelivery() }
-            guard let outcome = link.outcomeObservingCancellation() else { return }
-            switch link.body(outcome) {
-            case .settle(let outcome): link.finish(outcome)
-            case .follow(let promise): link.child.adopt(promise.core)
-            }
+    /// An operation queue cancelled the handler before it ran: this promise is cancelled.
+    @usableFromInline
+    nonisolated func cancelWhileQueued() {
+        link = Link()
+        cancelTree(self, reason: nil)
+    }
+
+    /// Once this promise is settled (cancelled), running a value handler is pointless; a handler
+    /// that observes errors still runs, to see the cancellation.
+    @usableFromInline
+    nonisolated var isObsolete: Bool { !link.observesCancellation && isSettled }
+
+    @usableFromInline
+    nonisolated var runsInline: Bool { link.runsInline }
+
+    @usableFromInline
+    nonisolated func handOver(from source: AnyObject) -> any ExecutionContext {
+        let context = link.context.unsafelyUnwrapped
+        if asWorkerPool(context) == nil { link.context = nil }
+        return context
+    }
+
+    @usableFromInline
+    nonisolated func endsDeliveryWhenRun() { link.endsDelivery = true }
+
+    /// The parent, which delivered its outcome to this promise's handler. This promise holds it
+    /// for as long as it lives.
+    @inlinable @inline(__always)
+    nonisolated func source<In: Sendable>(_: In.Type) -> PromiseCore<In> {
+        unsafeDowncast(parent.unsafelyUnwrapped as AnyObject, to: PromiseCore<In>.self)
+    }
+
+    /// Runs the handler stored as `Body`, then empties the link and ends the parent's delivery if
+    /// this handler was the last of it (R2).
+    @inlinable @inline(__always)
+    nonisolated func runHandler<In: Sendable, Body>(_: In.Type, as _: Body.Type, _ work: (PromiseCore<Value>, Body) -> Void) {
+        let body = link.body.unsafelyUnwrapped.load(as: Body.self)
+        let endsDelivery = link.endsDelivery
+        link = Link()
+        work(self, body)
+        if endsDelivery { source(In.self).endDelivery() }
+    }
+
+    /// The parent's outcome, unless this promise was settled (cancelled) meanwhile: a promise
+    /// cancelled while its handler waited in the queue skips the handler.
+    @inlinable @inline(__always)
+    nonisolated func outcomeForRun<In: Sendable>(_: In.Type) -> Outcome<In>? {
+        guard !isSettled else { return nil }
+        return source(In.self).machine.outcome
+    }
+
+    /// The outcome for a handler that observes errors (R5b): the parent's, or this promise's
+    /// cancellation error if it was cancelled while the handler waited. Such a handler runs either
+    /// way; what it returns is ignored by a promise that is already settled.
+    @inlinable @inline(__always)
+    nonisolated func outcomeObservingCancellation<In: Sendable>(_: In.Type) -> Outcome<In>? {
+        guard isSettled else { return source(In.self).machine.outcome }
+        guard case .failure(let error)? = settledOutcome else { return nil }
+        return .failure(error)
+    }
+
+    /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to this
+    /// promise, a rejection straight to it (R4); nothing runs for a promise cancelled meanwhile.
+    @inlinable @inline(__always)
+    nonisolated func runValueHandler<In: Sendable>(_: In.Type, _ body: (In) throws -> Value) {
+        guard let outcome = outcomeForRun(In.self) else { return }
+        switch outcome {
+        case .success(let value):
+            do { settle(.success(try body(value))) } catch { settle(.failure(error)) }
+        case .failure(let error):
+            settle(.failure(error))
         }
     }
 }
@@ -132,7 +235,7 @@ final class AdoptObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     @usableFromInline let target: PromiseCore<Value>
 
     @usableFromInline
-    init(target: PromiseCore<Value>, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(target: PromiseCore<Value>, runner: @escaping @Sendable (Observer<Value>) -> Void) {
         self.target = target
         super.init(context: InlineContext.shared, runner: runner)
     }

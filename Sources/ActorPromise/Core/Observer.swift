@@ -1,59 +1,78 @@
-/// Something waiting for a promise's outcome: a handler link, an adopting promise, an awaiter.
+/// Something a promise hands its outcome to, at settlement: a derived promise (its handler), an
+/// adopting promise, an awaiter, a combinator's input, a bridge callback.
 ///
-/// At settlement the observer is given its ``source`` — the settled promise — and submitted to
-/// its context; the context later calls the ``WorkItem`` runner, a function specialized for the
-/// concrete observer type, which reads the outcome from the source. All of this happens after
-/// the state actor's gate is left.
-///
-/// The outcome is not copied into the observer: an observer then stores nothing whose layout
-/// depends on `Value`, so its `deinit`, which always runs unspecialized, needs no generic-metadata
-/// look-up (about 320 instructions a handler; see `Benchmarks/README.md`), and it is 16 bytes
-/// smaller.
+/// At settlement the observer is handed its source — the settled promise — and submitted to its
+/// context, which later runs it; it then reads the outcome from the source. All of this happens
+/// after the state actor's gate is left. A derived promise's state actor is its own observer (see
+/// ``Link``); the others are ``Observer`` objects.
 @usableFromInline
-class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
+protocol OutcomeObserver: Runnable {
+    /// Whether the observer runs on `.inline`: such observers run at once and take no part in the
+    /// ordered delivery of the others (R2). Fixed at creation.
+    var runsInline: Bool { get }
+
+    /// Hands the observer its settled `source` and returns the context to submit it to. The
+    /// observer no longer holds that context afterwards (L1: work queued on a context must not
+    /// keep it alive), unless it is the worker pool, which lives as long as the process.
+    func handOver(from source: AnyObject) -> any ExecutionContext
+
+    /// Makes the observer, about to run alone on the pool, the last of its delivery: once it has
+    /// run it tells its source that the delivery is over (R2).
+    func endsDeliveryWhenRun()
+}
+
+/// An observer other than a derived promise.
+///
+/// Its outcome is not copied into it: it reads it from ``source``, so it stores nothing whose
+/// layout depends on `Value`, and its `deinit`, which always runs unspecialized, needs no
+/// generic-metadata look-up (about 320 instructions a handler; see `Benchmarks/README.md`).
+/// Each subclass is final and passes a runner created where its types are known, so a context
+/// runs specialized code.
+@usableFromInline
+class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
     // Safety (`@unchecked Sendable`): `source` and `endsDelivery` are written at settlement,
     // before the observer is submitted to its context, and read by the runner after the context
-    // hands it back (see `WorkItem`); `context` is written at creation and taken out once, at the
-    // same submission. The outcome read through `source` was written once, under the source's
-    // gate, before the settled bit was published, and never changes.
+    // hands it back; `context` is written at creation and taken out once, at the same submission.
+    // The outcome read through `source` was written once, under the source's gate, before the
+    // settled bit was published, and never changes.
 
-    /// The promise that delivered its outcome to this observer; `nil` until then.
-    ///
-    /// Retained, except for a ``Link`` (`retainsSource == false`): a link's child holds its parent
-    /// — the source — strongly for as long as the link lives, so a link keeps retain traffic off
-    /// the path every link takes.
+    /// The promise that delivered its outcome to this observer (retained); `nil` until then.
     @usableFromInline @exclusivity(unchecked) final var source: Unmanaged<PromiseCore<Value>>?
-    /// Where the observer runs. Dropped when the observer is handed over, so that work queued on
-    /// a context does not keep that context alive (L1: a released context's queue may hold it) —
-    /// except on the worker pool, which lives as long as the process anyway.
+    /// Where the observer runs, until it is handed over (see ``handOver(from:)``).
     @usableFromInline @exclusivity(unchecked) final var context: (any ExecutionContext)?
-    /// Whether the context is `.inline`: such observers run at once and take no part in the
-    /// ordered delivery of the others (R2).
     @usableFromInline final let runsInline: Bool
-    /// Whether ``source`` is retained (see there).
-    @usableFromInline final let retainsSource: Bool
-    /// Set on the last observer of a delivery when it runs alone on the pool: once it has run, it
-    /// tells ``source`` that its delivery is over (see ``endDelivery()``).
+    /// Set on the last observer of a delivery when it runs alone on the pool.
     @usableFromInline @exclusivity(unchecked) final var endsDelivery = false
+    @usableFromInline final let runner: @Sendable (Observer<Value>) -> Void
 
     @inlinable
-    init(context: any ExecutionContext, retainsSource: Bool = true, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(context: any ExecutionContext, runner: @escaping @Sendable (Observer<Value>) -> Void) {
         self.context = context
         // An exact-type check: no load (and no retain) of the shared instance on this path.
         self.runsInline = type(of: context) == InlineContext.self
-        self.retainsSource = retainsSource
-        super.init(runner: runner)
+        self.runner = runner
     }
 
     deinit {
         detachSource()
     }
 
-    /// Records the promise whose outcome this observer is handed (once, at delivery).
-    @inlinable @inline(__always)
-    final func attach(to source: PromiseCore<Value>) {
-        self.source = retainsSource ? .passRetained(source) : .passUnretained(source)
+    @usableFromInline
+    final func run() { runner(self) }
+
+    @usableFromInline
+    func discard() { detachSource() }
+
+    @usableFromInline
+    final func handOver(from source: AnyObject) -> any ExecutionContext {
+        self.source = .passRetained(unsafeDowncast(source, to: PromiseCore<Value>.self))
+        let context = self.context.unsafelyUnwrapped
+        if asWorkerPool(context) == nil { self.context = nil }
+        return context
     }
+
+    @usableFromInline
+    final func endsDeliveryWhenRun() { endsDelivery = true }
 
     /// Tells the promise this observer was delivered by that its delivery is over, if this
     /// observer ended one. Every runner that can run on a non-inline context calls it last.
@@ -61,18 +80,9 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
     final func endDelivery() {
         guard endsDelivery else { return }
         endsDelivery = false
-        // `endsDelivery` is set only at delivery, right after `attach(to:)`, and `source` is
-        // cleared only after this call or on paths that never run the observer (discard, deinit):
-        // it is set here.
+        // `endsDelivery` is set only at delivery, after `handOver(from:)`, and `source` is
+        // cleared only after this call or on paths that never run the observer (discard, deinit).
         source.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.endDelivery() }
-    }
-
-    /// The context, taken out of the observer (once, when it is handed over).
-    @inlinable @inline(__always)
-    final func takeContext() -> any ExecutionContext {
-        let context = self.context.unsafelyUnwrapped
-        self.context = nil
-        return context
     }
 
     /// The outcome this observer was handed, or `nil` if it was never delivered (or was
@@ -83,37 +93,63 @@ class Observer<Value: Sendable>: WorkItem, @unchecked Sendable {
         return source._withUnsafeGuaranteedRef { $0.machine.outcome }
     }
 
-    /// Forgets the source without reading its outcome: a context dropped or cancelled this
-    /// observer, or it is being freed.
+    /// Forgets the source without reading its outcome: a context dropped this observer, or it is
+    /// being freed.
     @inlinable
     final func detachSource() {
-        if retainsSource, let source { source.release() }
+        source?.release()
         source = nil
     }
 }
 
-/// The observers of one promise, in registration order. The first is stored inline, so a promise
-/// with one handler allocates no array.
+/// The observers of one promise, in registration order.
+///
+/// Two words: a lone observer is stored inline, so a promise with one handler allocates no array.
+/// `PromiseEffects` carries one of these through every operation, and stays small enough to
+/// travel in registers only while this does.
 @usableFromInline
 struct ObserverList<Value: Sendable>: Sendable {
-    @usableFromInline var first: Observer<Value>?
-    @usableFromInline var rest: [Observer<Value>] = []
+    @usableFromInline
+    enum Storage: Sendable {
+        case one(any OutcomeObserver)
+        case many([any OutcomeObserver])
+    }
+
+    @usableFromInline var storage: Storage?
 
     @inlinable init() {}
 
-    @inlinable var isEmpty: Bool { first == nil }
+    @inlinable var isEmpty: Bool { storage == nil }
 
+    /// How many observers there are.
     @inlinable
-    mutating func append(_ observer: consuming Observer<Value>) {
-        if first == nil { first = observer } else { rest.append(observer) }
+    var count: Int {
+        switch storage {
+        case nil: 0
+        case .one: 1
+        case .many(let observers): observers.count
+        }
     }
 
-    /// Whether any observer runs on a context other than `.inline`.
+    /// The observers as an array (for tests and descriptions).
     @inlinable
-    var needsOrderedDelivery: Bool {
-        guard let first else { return false }
-        if !first.runsInline { return true }
-        return rest.contains { !$0.runsInline }
+    var all: [any OutcomeObserver] {
+        switch storage {
+        case nil: []
+        case .one(let observer): [observer]
+        case .many(let observers): observers
+        }
+    }
+
+    @inlinable
+    mutating func append(_ observer: consuming any OutcomeObserver) {
+        switch storage.take() {
+        case nil: storage = .one(observer)
+        case .one(let first): storage = .many([first, observer])
+        case .many(var observers):
+            observers.append(observer)
+            storage = .many(observers)
+        }
     }
 
     /// Delivers the outcome of `source`, which has settled, to every observer, in registration
@@ -127,38 +163,35 @@ struct ObserverList<Value: Sendable>: Sendable {
     /// (or at once if there is none), and observers registered meanwhile are delivered then.
     @inlinable
     func deliver(from source: PromiseCore<Value>, holdsDelivery: Bool) {
-        guard let first else { return }
-        if rest.isEmpty {
-            first.attach(to: source)
-            // A pool lives as long as the process, so a pool observer keeps its context reference
-            // (no take-out traffic on the path every link takes).
-            if holdsDelivery, let context = first.context, let pool = asWorkerPool(context) {
-                first.endsDelivery = true
-                pool.submit(first)
+        switch storage {
+        case nil:
+            return
+        case .one(let observer):
+            let context = observer.handOver(from: source)
+            if holdsDelivery, let pool = asWorkerPool(context) {
+                observer.endsDeliveryWhenRun()
+                pool.submit(observer)
                 return
             }
-            first.takeContext().submit(first)
+            context.submit(observer)
             if holdsDelivery { source.endDelivery() }
-            return
-        }
-        var pool: WorkerPool?
-        var pooled = WorkQueue()
-        func hand(_ observer: Observer<Value>) {
-            observer.attach(to: source)
-            let context = observer.takeContext()
-            if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
-                pool = candidate
-                pooled.append(observer)
-            } else {
-                context.submit(observer)
+        case .many(let observers):
+            var pool: WorkerPool?
+            var pooled = WorkQueue(capacity: observers.count)
+            for observer in observers {
+                let context = observer.handOver(from: source)
+                if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
+                    pool = candidate
+                    pooled.append(observer)
+                } else {
+                    context.submit(observer)
+                }
             }
-        }
-        hand(first)
-        for observer in rest { hand(observer) }
-        if let pool {
-            pool.submit(DeliveryGroup.make(pooled, source: holdsDelivery ? source : nil))
-        } else if holdsDelivery {
-            source.endDelivery()
+            if let pool {
+                pool.submit(DeliveryGroup(pooled, source: holdsDelivery ? source : nil))
+            } else if holdsDelivery {
+                source.endDelivery()
+            }
         }
     }
 }
@@ -177,29 +210,32 @@ func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
 /// thread that the last handler woke is already allocating again, and the two would contend for
 /// the allocator (see the hand-off findings in `Benchmarks/README.md`).
 @usableFromInline
-final class DeliveryGroup<Value: Sendable>: WorkItem, @unchecked Sendable {
-    // Safety: `observers` is filled before the group is submitted and emptied by its runner, which
-    // the pool calls once, after handing the group over; `source` is immutable. The observers
-    // follow `Observer`'s rule for `source`.
+final class DeliveryGroup: Runnable, @unchecked Sendable {
+    // Safety: `observers` is filled before the group is submitted and emptied by `run()`, which
+    // the pool calls once, after handing the group over; `source` is immutable.
     @usableFromInline @exclusivity(unchecked) var observers: WorkQueue
-    @usableFromInline let source: PromiseCore<Value>?
+    @usableFromInline let source: (any DeliverySource)?
 
     @usableFromInline
-    init(_ observers: consuming WorkQueue, source: PromiseCore<Value>?, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(_ observers: consuming WorkQueue, source: (any DeliverySource)?) {
         self.observers = observers
         self.source = source
-        super.init(runner: runner)
     }
 
-    @inlinable
-    static func make(_ observers: consuming WorkQueue, source: PromiseCore<Value>?) -> DeliveryGroup {
-        DeliveryGroup(observers, source: source) { item in
-            let group = unsafeDowncast(item, to: DeliveryGroup.self)
-            while let observer = group.observers.popFirst() { observer.run() }
-            group.source?.endDelivery()
-        }
+    @usableFromInline
+    func run() {
+        while let observer = observers.popFirst() { observer.run() }
+        source?.endDelivery()
     }
 }
+
+/// A promise whose delivery of observers can be ended without knowing its value type.
+@usableFromInline
+protocol DeliverySource: AnyObject, Sendable {
+    func endDelivery()
+}
+
+extension PromiseCore: DeliverySource {}
 
 /// An observer that calls a closure with the outcome, through the inline drain loop. For
 /// library-internal observers whose closure neither blocks nor waits (resuming a continuation).
@@ -209,7 +245,7 @@ final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Senda
     @usableFromInline let body: @Sendable (Outcome<Value>) -> Void
 
     @usableFromInline
-    init(_ body: @escaping @Sendable (Outcome<Value>) -> Void, runner: @escaping @Sendable (WorkItem) -> Void) {
+    init(_ body: @escaping @Sendable (Outcome<Value>) -> Void, runner: @escaping @Sendable (Observer<Value>) -> Void) {
         self.body = body
         super.init(context: InlineContext.shared, runner: runner)
     }

@@ -25,7 +25,7 @@ extension PromiseCore {
     private nonisolated func waitingCounts() -> (observers: Int, children: Int)? {
         guard gate.tryEnter() else { return nil }
         let outer = recordIsolation()
-        let observers = machine.observers.first == nil ? 0 : 1 + machine.observers.rest.count
+        let observers = machine.observers.count
         let children = (tree.firstChild == nil ? 0 : 1) + (tree.rare?.moreChildren?.count ?? 0)
         gate.leave(restoring: outer)
         return (observers, children)

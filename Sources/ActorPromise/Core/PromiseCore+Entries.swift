@@ -3,20 +3,21 @@
 // `PromiseOp` and `send`s it. Parameters are `consuming`, as the operation's payloads are: taking
 // them borrowed would cost a retain and a release per call (W1 measured 60 instructions a link).
 extension PromiseCore {
-    /// Creates a derived promise: a pending child whose parent is this promise, observed through
-    /// the link `makeLink` builds, registered as an observer and as a dependent child (R2, R5,
+    /// Creates a derived promise: a pending child whose parent is this promise, with the link
+    /// `makeLink` builds, registered as this promise's observer and as a dependent child (R2, R5,
     /// R7). The task-local values of registered keys are captured first (R15), before anything
     /// else exists, where the check costs least.
     ///
     /// - Parameter tracksInterest: The child's interest rule; `nil` takes this promise's.
     @inlinable @inline(__always)
     nonisolated func derive<Out: Sendable>(
-        tracksInterest: Bool?, site: PromiseSite, _ makeLink: (PromiseCore<Out>, CapturedTaskLocals?) -> Link<Value, Out>
+        tracksInterest: Bool?, site: PromiseSite, _ makeLink: (CapturedTaskLocals?) -> Link
     ) -> PromiseCore<Out> {
         let taskLocals = PromiseTaskLocals.capture()
         let child = PromiseCore<Out>(
-            PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self, site: site)
-        send(.register(observer: makeLink(child, taskLocals), child: child, dependent: true))
+            PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self,
+            link: makeLink(taskLocals), site: site)
+        send(.derive(child))
         return child
     }
 
@@ -24,15 +25,15 @@ extension PromiseCore {
     /// (until its task is cancelled), a combinator's input observer, a blocking `wait`, an
     /// adopting promise, a bridge callback.
     @inlinable
-    nonisolated func observe(_ observer: consuming Observer<Value>) {
-        send(.register(observer: observer, child: nil, dependent: true))
+    nonisolated func observe(_ observer: consuming any OutcomeObserver) {
+        send(.observe(observer))
     }
 
     /// Adds a dependent with no observer: a party that takes every outcome without being called
     /// (R14), or one that is about to walk away (``refuse()``).
     @inlinable
     nonisolated func addDependent() {
-        send(.register(observer: nil, child: nil, dependent: true))
+        send(.addDependent)
     }
 
     /// Settles the promise; ignored if it is settled already (R1).

@@ -24,6 +24,10 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
+    /// A derived promise's handler and where it runs (see ``Link``); empty for other promises.
+    /// Not guarded by the gate: it has its own hand-over rule, written beside the type. Declared
+    /// before `machine`, whose layout depends on `Value`, so that its offset is fixed.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
     /// The value half. It belongs to the actor and is only touched while the gate — the actor's
     /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
     /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
@@ -44,7 +48,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @inlinable
     init(
         _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
-        site: PromiseSite = PromiseSite()
+        link: consuming Link = Link(), site: PromiseSite = PromiseSite()
     ) {
         let settled = machine.outcome != nil
         self.status = Atomic(settled ? .settled : .none)
@@ -52,6 +56,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
         self.machine = machine
+        self.link = link
         #if DEBUG
         self.site = site
         #endif

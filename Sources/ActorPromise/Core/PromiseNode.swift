@@ -5,7 +5,7 @@
 /// `anyOutcome` is implemented with non-generic state only (``TreeState``): unspecialized generic
 /// code would pay a metadata look-up per generic value it touches.
 @usableFromInline
-protocol PromiseNode: AnyObject, Sendable {
+protocol PromiseNode: OutcomeObserver {
     /// The promise this one was derived from (`then` and friends), if any.
     var parentNode: (any PromiseNode)? { get }
     /// Whether the promise is still pending (a snapshot).

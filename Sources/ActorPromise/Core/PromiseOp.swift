@@ -3,7 +3,12 @@
 @usableFromInline
 enum PromiseOp<Value: Sendable>: Sendable {
     case settle(Outcome<Value>)
-    case register(observer: Observer<Value>?, child: (any PromiseNode)?, dependent: Bool)
+    /// Register an observer that counts as a dependent (an awaiter, an adopting promise, …).
+    case observe(any OutcomeObserver)
+    /// Register a derived promise: it is an observer, a child and a dependent at once.
+    case derive(any PromiseNode)
+    /// Add a dependent with no observer.
+    case addDependent
     case cancel(reason: (any Error)?)
     case onCancel(@Sendable () -> Void)
     /// Follow `source` (adoption); `follower` is the identity of the promise that follows.

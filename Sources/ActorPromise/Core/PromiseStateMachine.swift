@@ -29,6 +29,9 @@ struct PromiseStateMachine<Value: Sendable> {
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
     /// registered after settlement wait in `observers` until it ends.
     @usableFromInline var isDelivering = false
+    /// Whether an observer waiting in `observers` for the outcome runs on a context other than
+    /// `.inline`: settling then starts an ordered delivery (R2).
+    @usableFromInline var hasOrderedObserver = false
     @usableFromInline var outcome: Outcome<Value>?
 
     @inlinable
@@ -41,7 +44,9 @@ struct PromiseStateMachine<Value: Sendable> {
     mutating func apply(_ op: consuming PromiseOp<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
         var effects = switch consume op {
         case .settle(let outcome): settle(outcome, tree: &tree)
-        case .register(let observer, let child, let dependent): register(observer, child: child, dependent: dependent, tree: &tree)
+        case .observe(let observer): register(observer, child: nil, dependent: true, tree: &tree)
+        case .derive(let child): register(child, child: child, dependent: true, tree: &tree)
+        case .addDependent: register(nil, child: nil, dependent: true, tree: &tree)
         case .cancel(let reason): cancel(reason: reason, tree: &tree)
         case .onCancel(let handler): onCancel(handler)
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
@@ -62,7 +67,8 @@ struct PromiseStateMachine<Value: Sendable> {
         if case .failure = outcome { tree.isRejected = true }
         effects.settled = true
         swap(&effects.observers, &observers)
-        isDelivering = effects.observers.needsOrderedDelivery
+        isDelivering = hasOrderedObserver
+        hasOrderedObserver = false
         effects.holdsDelivery = isDelivering
         hook = .none
         effects.reportDone = tree.settle()
@@ -71,7 +77,7 @@ struct PromiseStateMachine<Value: Sendable> {
 
     @inlinable
     mutating func register(
-        _ observer: consuming Observer<Value>?, child: consuming (any PromiseNode)?, dependent: Bool, tree: inout TreeState
+        _ observer: consuming (any OutcomeObserver)?, child: consuming (any PromiseNode)?, dependent: Bool, tree: inout TreeState
     ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         effects.reattach = tree.add(child: child, dependent: dependent)
@@ -88,6 +94,7 @@ struct PromiseStateMachine<Value: Sendable> {
                 effects.observers.append(observer)
             }
         } else {
+            if !observer.runsInline { hasOrderedObserver = true }
             observers.append(observer)
             if case .lazy(let body) = hook {
                 hook = .none

@@ -1,82 +1,43 @@
-/// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
-@usableFromInline
-final class ThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
-    @usableFromInline let body: @Sendable (In) throws -> Out
-
-    @usableFromInline
-    init(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (In) throws -> Out, runner: @escaping @Sendable (WorkItem) -> Void
-    ) {
-        self.body = body
-        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
-    }
-
+extension Link {
+    /// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
     @inlinable
-    static func make(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out) -> ThenLink {
-        ThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
-            let link = unsafeDowncast(item, to: ThenLink.self)
-            link.runValueHandler(link.body)
+    static func then<In: Sendable, Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body)), observesCancellation: false) { object in
+            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: ThenBody<In, Out>.self) { child, body in
+                child.runValueHandler(In.self, body.run)
+            }
         }
     }
-}
 
-/// Runs a handler for its effect: `ThenLink` with a `Void` result, declared apart so that the
-/// user's closure is stored as written. Stored in `ThenLink<In, Void>`, whose body returns a
-/// generic `Out`, a `() -> Void` closure needs a reabstraction thunk — one more allocation per
-/// handler (W2).
-@usableFromInline
-final class VoidThenLink<In: Sendable>: Link<In, Void>, @unchecked Sendable {
-    @usableFromInline let body: @Sendable (In) throws -> Void
-
-    @usableFromInline
-    init(
-        child: PromiseCore<Void>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (In) throws -> Void, runner: @escaping @Sendable (WorkItem) -> Void
-    ) {
-        self.body = body
-        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
-    }
-
+    /// Runs a handler that returns a promise, which the child then follows (R3, adoption).
     @inlinable
-    static func make(
-        child: PromiseCore<Void>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void) -> VoidThenLink {
-        VoidThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
-            let link = unsafeDowncast(item, to: VoidThenLink.self)
-            link.runValueHandler { try link.body($0) }
+    static func flatThen<In: Sendable, Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Promise<Out>
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body)), observesCancellation: false) { object in
+            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: FlatBody<In, Out>.self) { child, body in
+                guard let outcome = child.outcomeForRun(In.self) else { return }
+                switch outcome {
+                case .success(let value):
+                    do { child.adopt(try body.run(value).core) } catch { child.settle(.failure(error)) }
+                case .failure(let error):
+                    child.settle(.failure(error))
+                }
+            }
         }
     }
-}
 
-/// Runs a handler that returns a promise, which the child then follows (R3, adoption).
-@usableFromInline
-final class FlatThenLink<In: Sendable, Out: Sendable>: Link<In, Out>, @unchecked Sendable {
-    @usableFromInline let body: @Sendable (In) throws -> Promise<Out>
-
-    @usableFromInline
-    init(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (In) throws -> Promise<Out>, runner: @escaping @Sendable (WorkItem) -> Void
-    ) {
-        self.body = body
-        super.init(child: child, context: context, taskLocals: taskLocals, runner: runner)
-    }
-
+    /// Runs a handler for its effect: ``then(context:taskLocals:body:)`` with a `Void` result,
+    /// whose closure is stored as written (see ``VoidBody``).
     @inlinable
-    static func make(
-        child: PromiseCore<Out>, context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (In) throws -> Promise<Out>
-    ) -> FlatThenLink {
-        FlatThenLink(child: child, context: context, taskLocals: taskLocals, body: body) { item in
-            let link = unsafeDowncast(item, to: FlatThenLink.self)
-            defer { link.endDelivery() }
-            guard let outcome = link.outcomeForRun() else { return }
-            switch outcome {
-            case .success(let value):
-                do { link.child.adopt(try link.body(value).core) } catch { link.finish(.failure(error)) }
-            case .failure(let error):
-                link.finish(.failure(error))
+    static func voidThen<In: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body)), observesCancellation: false) { object in
+            unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidBody<In>.self) { child, body in
+                child.runValueHandler(In.self) { try body.run($0) }
             }
         }
     }
@@ -104,7 +65,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: body) }
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -126,7 +87,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { VoidThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.voidThen(context: context, taskLocals: $0, body: body) }
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -152,7 +113,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, taskLocals: $1, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: body) }
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -203,7 +164,7 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { ThenLink.make(child: $0, context: context, taskLocals: $1, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: transform) }
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
@@ -221,6 +182,6 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { FlatThenLink.make(child: $0, context: context, taskLocals: $1, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: transform) }
     }
 }

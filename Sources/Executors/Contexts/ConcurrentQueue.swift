@@ -28,8 +28,8 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
         var barrierRunning = false
 
         /// Takes the items that may start now: plain ones up to `width`, a barrier alone.
-        mutating func takeReady(width: Int) -> [WorkItem] {
-            var ready: [WorkItem] = []
+        mutating func takeReady(width: Int) -> [any Runnable] {
+            var ready: [any Runnable] = []
             while !barrierRunning, let head = waiting.peek() as? Entry {
                 if head.barrier {
                     guard running == 0 else { break }
@@ -58,7 +58,7 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
     }
 
     /// Submits `item` as a barrier (see the type's discussion for why handlers default to that).
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         enqueue(item, barrier: true)
     }
 
@@ -73,18 +73,18 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
     private final class Concurrent: ExecutionContext {
         let queue: ConcurrentQueue
         init(queue: ConcurrentQueue) { self.queue = queue }
-        func submit(_ item: WorkItem) { queue.enqueue(item, barrier: false) }
+        func submit(_ item: any Runnable) { queue.enqueue(item, barrier: false) }
     }
 
     /// Wraps an item with its barrier flag and the completion bookkeeping.
     private final class Entry: WorkItem, @unchecked Sendable {
         // Safety: immutable after init.
-        let item: WorkItem
+        let item: any Runnable
         let barrier: Bool
         /// Strong: a queue released with entries waiting or running lives until they are done.
         let queue: ConcurrentQueue
 
-        init(_ item: WorkItem, barrier: Bool, queue: ConcurrentQueue) {
+        init(_ item: any Runnable, barrier: Bool, queue: ConcurrentQueue) {
             self.item = item
             self.barrier = barrier
             self.queue = queue
@@ -99,7 +99,7 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
         override func discard() { item.discard() }
     }
 
-    func enqueue(_ item: WorkItem, barrier: Bool) {
+    func enqueue(_ item: any Runnable, barrier: Bool) {
         let entry = Entry(item, barrier: barrier, queue: self)
         let ready = state.withLock { slots in
             slots.waiting.append(entry)

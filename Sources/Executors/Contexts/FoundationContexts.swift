@@ -12,7 +12,7 @@ extension DispatchQueue: ExecutionContext {
     /// barrier waits for earlier blocks and runs alone — the safe default for handlers that
     /// touch state the queue guards, as with ``ConcurrentQueue``. Use ``concurrentContext`` for
     /// handlers that may run side by side. (The global queues ignore barriers.)
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         async(flags: .barrier) { ThreadState.current.running(self) { item.run() } }
     }
 
@@ -24,7 +24,7 @@ extension DispatchQueue: ExecutionContext {
 private final class ConcurrentDispatchContext: ExecutionContext {
     let queue: DispatchQueue
     init(queue: DispatchQueue) { self.queue = queue }
-    func submit(_ item: WorkItem) {
+    func submit(_ item: any Runnable) {
         queue.async { [queue] in ThreadState.current.running(queue) { item.run() } }
     }
 }
@@ -35,7 +35,7 @@ extension OperationQueue: ExecutionContext {
     /// With `maxConcurrentOperationCount == 1` handlers run in submission order. If the
     /// operation is cancelled before it starts (`cancelAllOperations()`), the item is cancelled
     /// instead of run: a handler's promise is rejected with `PromiseError.cancelled`.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         addOperation(ItemOperation(item, queue: self))
     }
 }
@@ -45,14 +45,14 @@ private final class ItemOperation: Operation, @unchecked Sendable {
     // Safety: `item` and `queue` are immutable; `started` is written by `main()` and read by the
     // completion block, which Foundation runs after `main()` has returned (or after the operation
     // finished without starting).
-    private let item: WorkItem
+    private let item: any Runnable
     /// Held strongly: `main()` names it as the running context (for `wait()`'s diagnosis), which
     /// needs it alive. The cycle queue → operation → queue ends when the operation leaves the
     /// queue, as a pending `DispatchQueue` block keeps its queue too.
     private let queue: OperationQueue
     private var started = false
 
-    init(_ item: WorkItem, queue: OperationQueue) {
+    init(_ item: any Runnable, queue: OperationQueue) {
         self.item = item
         self.queue = queue
         super.init()
@@ -93,7 +93,7 @@ public final class RunLoopContext: ExecutionContext, @unchecked Sendable {
     }
 
     /// Queues `item` on the run loop and wakes it.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         runLoop.perform(inModes: modes) { ThreadState.current.running(self) { item.run() } }
         // `perform` alone does not wake a sleeping loop on every platform; a timer due now does.
         let wake = Timer(timeInterval: 0, repeats: false) { _ in }

@@ -15,7 +15,7 @@ public final class InlineContext: ExecutionContext {
     private init() {}
 
     /// Runs `item` on the calling thread, now or right after the inline work already running here.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         ThreadState.withCurrent { $0.runInline(item) }
     }
 }

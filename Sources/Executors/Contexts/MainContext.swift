@@ -27,7 +27,7 @@ public final class MainContext: ExecutionContext, Sendable {
     private init() {}
 
     /// Queues `item` on the main thread.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         queue.withLockWakingWaiters { $0.append(item) }
         DispatchQueue.main.async { self.runNext() }
     }
@@ -42,7 +42,7 @@ public final class MainContext: ExecutionContext, Sendable {
         Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
-    private func takeNext() -> WorkItem? {
+    private func takeNext() -> (any Runnable)? {
         queue.withLock { $0.popFirst() }
     }
 

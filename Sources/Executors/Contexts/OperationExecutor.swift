@@ -64,7 +64,7 @@ public final class OperationExecutor: ExecutionContext, Sendable {
     public func resume() { core.resume() }
 
     /// Submits `item` as an operation of normal priority.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         core.add(item, priority: .normal, dependencies: [])
     }
 
@@ -77,7 +77,7 @@ public final class OperationExecutor: ExecutionContext, Sendable {
         let executor: OperationExecutor
         let priority: Priority
         init(executor: OperationExecutor, priority: Priority) { self.executor = executor; self.priority = priority }
-        func submit(_ item: WorkItem) { executor.core.add(item, priority: priority, dependencies: []) }
+        func submit(_ item: any Runnable) { executor.core.add(item, priority: priority, dependencies: []) }
     }
 
     /// Adds a closure as an operation.
@@ -99,7 +99,7 @@ public final class OperationExecutor: ExecutionContext, Sendable {
 
     /// Adds a work item as an operation; see ``addOperation(priority:dependencies:_:)``.
     @discardableResult
-    public func add(_ item: WorkItem, priority: Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
+    public func add(_ item: any Runnable, priority: Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
         core.add(item, priority: priority, dependencies: dependencies)
     }
 

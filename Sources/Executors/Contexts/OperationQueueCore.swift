@@ -118,7 +118,7 @@ final class OperationQueueCore: Sendable {
     // MARK: Adding, cancelling, finishing
 
     @discardableResult
-    func add(_ item: WorkItem, priority: OperationExecutor.Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
+    func add(_ item: any Runnable, priority: OperationExecutor.Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
         let operation = QueuedOperation(item, priority: priority, executor: self)
         // Not visible to anyone yet. The extra one keeps the count above zero until it is filed.
         operation.pendingDependencies = dependencies.count + 1
@@ -197,10 +197,8 @@ extension WorkQueue {
     /// Queued items that are not obsolete.
     var liveCount: Int {
         var count = 0
-        var node = peek()
-        while let item = node {
+        forEach { item in
             if let operation = item as? QueuedOperation, operation.item.isObsolete {} else { count += 1 }
-            node = item.next
         }
         return count
     }

@@ -7,7 +7,7 @@ public final class QueuedOperation: WorkItem, @unchecked Sendable {
 
     /// The priority it was added with.
     public let priority: OperationExecutor.Priority
-    let item: WorkItem
+    let item: any Runnable
     /// Strong: a queued operation keeps its executor's machinery alive (see ``OperationExecutor``).
     let executor: OperationQueueCore
     @exclusivity(unchecked) var state = State.waiting
@@ -17,7 +17,7 @@ public final class QueuedOperation: WorkItem, @unchecked Sendable {
     /// Operations, of this executor or another, waiting for this one to end.
     @exclusivity(unchecked) var dependents: [QueuedOperation] = []
 
-    init(_ item: WorkItem, priority: OperationExecutor.Priority, executor: OperationQueueCore) {
+    init(_ item: any Runnable, priority: OperationExecutor.Priority, executor: OperationQueueCore) {
         self.item = item
         self.priority = priority
         self.executor = executor

@@ -13,8 +13,8 @@ final class RunLoopCore: Sendable {
         var released = false
         var driving = false
 
-        mutating func takeAll() -> [WorkItem] {
-            var items: [WorkItem] = []
+        mutating func takeAll() -> [any Runnable] {
+            var items: [any Runnable] = []
             while let item = queue.popFirst() { items.append(item) }
             return items
         }
@@ -25,7 +25,7 @@ final class RunLoopCore: Sendable {
         self.ownsThread = ownsThread
     }
 
-    func submit(_ item: WorkItem) {
+    func submit(_ item: any Runnable) {
         let accepted = state.withLockWakingWaiters { loop -> Bool in
             guard !loop.stopped else { return false }
             loop.queue.append(item)
@@ -41,7 +41,7 @@ final class RunLoopCore: Sendable {
         }
         ThreadState.current.running(self) {
             while !condition() {
-                let next: WorkItem? = state.withLock(waiting: { loop in
+                let next: (any Runnable)? = state.withLock(waiting: { loop in
                     if loop.queue.isEmpty && !loop.stopped && !loop.released { return .wait(seconds: nil) }
                     guard !loop.stopped, let item = loop.queue.popFirst() else {
                         // Stopped, or released with nothing left to run: the loop is over for good.

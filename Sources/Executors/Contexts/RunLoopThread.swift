@@ -39,7 +39,7 @@ public final class RunLoopThread: ExecutionContext, Sendable {
     deinit { core.ownerReleased() }
 
     /// Queues `item`; after ``stop()`` it is discarded instead (see the type's discussion).
-    public func submit(_ item: WorkItem) { core.submit(item) }
+    public func submit(_ item: any Runnable) { core.submit(item) }
 
     /// Queues a closure.
     public func async(_ body: @escaping @Sendable () -> Void) { core.submit(ClosureWorkItem(body)) }

@@ -55,7 +55,7 @@ public final class SerialQueue: ExecutionContext, Sendable {
     }
 
     /// Queues `item` behind everything already submitted.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         let schedule = state.withLock { pending -> Bool in
             pending.queue.append(item)
             guard !pending.isScheduled else { return false }
@@ -78,7 +78,7 @@ public final class SerialQueue: ExecutionContext, Sendable {
         let thread = ThreadState.current
         thread.running(self) {
             for _ in 0..<batchLimit {
-                let next = state.withLock { pending -> WorkItem? in
+                let next = state.withLock { pending -> (any Runnable)? in
                     guard let item = pending.queue.popFirst() else {
                         pending.isScheduled = false
                         drain.owner = nil

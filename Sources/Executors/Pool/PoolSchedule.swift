@@ -39,7 +39,7 @@ package struct PoolSchedule: Sendable {
     /// What a worker that asked for work does next.
     package enum Next {
         /// Run this job.
-        case run(WorkItem)
+        case run(any Runnable)
         /// Look for work without sleeping (the worker now counts as searching).
         case search
         /// Sleep until woken (the worker is now parked).
@@ -47,7 +47,7 @@ package struct PoolSchedule: Sendable {
     }
 
     /// Queues `item`; returns the parked worker to wake, if one needs waking.
-    package mutating func submit(_ item: WorkItem) -> Int? {
+    package mutating func submit(_ item: any Runnable) -> Int? {
         queue.append(item)
         guard queue.count > searching else { return nil }
         return wakeOne()

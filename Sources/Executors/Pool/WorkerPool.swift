@@ -50,7 +50,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
     }
 
     /// Schedules `item` on one of the pool's threads.
-    public func submit(_ item: WorkItem) {
+    public func submit(_ item: any Runnable) {
         let handedOn = ThreadState.withCurrent { thread in
             guard thread.pool === self, thread.nextSlot == nil else { return false }
             thread.nextSlot = item
@@ -83,9 +83,9 @@ public final class WorkerPool: ExecutionContext, Sendable {
     @inline(__always)
     private func nextJob(
         for index: Int, parked: inout Bool, _ decide: (inout PoolSchedule) -> PoolSchedule.Next
-    ) -> WorkItem? {
+    ) -> (any Runnable)? {
         var decided = false
-        return schedule.withLock(on: index, waiting: { schedule -> LockedState<PoolSchedule>.Step<WorkItem?> in
+        return schedule.withLock(on: index, waiting: { schedule -> LockedState<PoolSchedule>.Step<(any Runnable)?> in
             let next: PoolSchedule.Next
             if decided {
                 // Whoever woke this thread counted it as searching, and took it off the list.
@@ -123,7 +123,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
             }
             // Searching: spin, then take a job or park.
             var deadline: Double? = nil
-            var job: WorkItem? = nil
+            var job: (any Runnable)? = nil
             while job == nil {
                 let found = spin(until: &deadline)
                 job = nextJob(for: index, parked: &parked) { $0.nextWhileSearching(for: index, givingUp: !found) }

@@ -20,7 +20,7 @@ package final class ThreadState {
     /// and never returns: the pool outlives this thread's state.
     @exclusivity(unchecked) package unowned(unsafe) var pool: WorkerPool?
     /// A continuation submitted by the running job to this thread's own pool.
-    @exclusivity(unchecked) package var nextSlot: WorkItem?
+    @exclusivity(unchecked) package var nextSlot: (any Runnable)?
     /// Identity of the state actor whose gate this thread holds, if any.
     @exclusivity(unchecked) package var isolation: UnsafeRawPointer?
     /// Identity of the serial executor running a job on this thread, if any.
@@ -55,7 +55,7 @@ package final class ThreadState {
     /// Runs `item` now if no inline drain loop is active on this thread, else queues it behind
     /// the running one. Either way the stack does not grow with chain length.
     @inline(__always)
-    package func runInline(_ item: WorkItem) {
+    package func runInline(_ item: any Runnable) {
         if isDraining {
             inlineQueue.append(item)
         } else {
