@@ -169,10 +169,11 @@ extension Promise {
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
-        tracksInterest: Bool? = nil, site: PromiseSite = PromiseSite(),
+        tracksInterest: Bool? = nil, observesCancellation: Bool = false, site: PromiseSite = PromiseSite(),
         _ makeLink: (CapturedTaskLocals?) -> Link
     ) -> Promise<Out> {
-        Promise<Out>(core: core.derive(tracksInterest: tracksInterest, site: site, makeLink))
+        Promise<Out>(core: core.derive(
+            tracksInterest: tracksInterest, observesCancellation: observesCancellation, site: site, makeLink))
     }
 
     /// Derives a promise with an outcome link (``Link/outcome(context:taskLocals:body:)``).
@@ -183,7 +184,9 @@ extension Promise {
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(tracksInterest: tracksInterest, site: site) { Link.outcome(context: context, taskLocals: $0, body: body) }
+        derive(tracksInterest: tracksInterest, observesCancellation: true, site: site) {
+            Link.outcome(context: context, taskLocals: $0, body: body)
+        }
     }
 }
 

@@ -1,72 +1,165 @@
 /// A FIFO of runnables in a ring buffer. Not thread-safe: its owner guards it.
 ///
-/// The buffer grows by doubling and never shrinks, so a queue in steady use allocates nothing per
-/// item; items move in and out without reference-counting traffic beyond the one reference the
-/// queue holds (every hop to a context goes through one of these).
+/// One reference: the buffer holds its own bookkeeping, so a queue inside a lock's state costs a
+/// word. The buffer grows by doubling and never shrinks, so a queue in steady use allocates
+/// nothing per item; an item moves in and out without reference-counting traffic beyond the one
+/// reference the queue holds (every hop to a context goes through one of these). A copied queue
+/// copies its buffer before either copy changes (copy on write), though no context copies one.
 @usableFromInline
 package struct WorkQueue: Sendable {
-    /// A power of two in length (or empty); `head` indexes the oldest item.
-    @usableFromInline var slots: ContiguousArray<(any Runnable)?> = []
-    @usableFromInline var head = 0
-    package private(set) var count = 0
+    /// Safety (`nonisolated(unsafe)`: `ManagedBuffer` is not `Sendable`): the buffer is reached
+    /// only through this queue, which its owner guards (a lock, or one thread); a queue sent
+    /// elsewhere takes its buffer along, and copies never share a buffer they change.
+    @usableFromInline nonisolated(unsafe) var ring: Ring?
 
-    @usableFromInline package init() {}
+    @inlinable package init() {}
 
     /// A queue with room for `capacity` items before it grows.
     @inlinable package init(capacity: Int) {
-        if capacity > 0 { slots = ContiguousArray(repeating: nil, count: Self.roundUp(capacity)) }
+        if capacity > 0 { ring = Ring.make(capacity: capacity) }
     }
 
-    package var isEmpty: Bool { count == 0 }
+    @inlinable package var count: Int { ring?.count ?? 0 }
 
-    @usableFromInline
+    @inlinable package var isEmpty: Bool { count == 0 }
+
+    @inlinable
     package mutating func append(_ item: consuming any Runnable) {
-        if count == slots.count { grow() }
-        slots[(head &+ count) & (slots.count &- 1)] = item
-        count &+= 1
+        if ring == nil || !isKnownUniquelyReferenced(&ring) || ring.unsafelyUnwrapped.isFull {
+            grow()
+        }
+        ring.unsafelyUnwrapped.append(item)
     }
 
-    package func peek() -> (any Runnable)? { count == 0 ? nil : slots[head] }
+    @inlinable
+    package func peek() -> (any Runnable)? {
+        guard let ring, ring.count > 0 else { return nil }
+        return ring.peek()
+    }
 
-    @usableFromInline
+    @inlinable
     package mutating func popFirst() -> (any Runnable)? {
-        guard count > 0 else { return nil }
-        let item = slots[head].take()
-        head = (head &+ 1) & (slots.count &- 1)
-        count &-= 1
-        return item
+        guard ring != nil, ring.unsafelyUnwrapped.count > 0 else { return nil }
+        if !isKnownUniquelyReferenced(&ring) { grow() }
+        return ring.unsafelyUnwrapped.popFirst()
     }
 
     /// Calls `body` with each queued item, oldest first.
     package func forEach(_ body: (any Runnable) -> Void) {
-        for offset in 0..<count { body(slots[(head + offset) & (slots.count - 1)].unsafelyUnwrapped) }
+        ring?.forEach(body)
     }
 
     /// Removes `item` if it is queued; returns whether it was. The items behind it keep their order.
     package mutating func remove(_ item: any Runnable) -> Bool {
-        let mask = slots.count - 1
-        guard let offset = (0..<count).first(where: { slots[(head + $0) & mask].unsafelyUnwrapped === item }) else {
-            return false
+        guard ring != nil else { return false }
+        if !isKnownUniquelyReferenced(&ring) { grow() }
+        return ring.unsafelyUnwrapped.remove(item)
+    }
+
+    /// Makes the buffer unique and not full: a new one, twice as large when full.
+    @usableFromInline
+    mutating func grow() {
+        let moves = isKnownUniquelyReferenced(&ring)
+        guard let old = ring else {
+            ring = Ring.make(capacity: 16)
+            return
         }
-        for index in offset..<(count - 1) {
-            slots[(head + index) & mask] = slots[(head + index + 1) & mask].take()
-        }
-        slots[(head + count - 1) & mask] = nil
-        count -= 1
-        return true
+        let capacity = old.withUnsafeMutablePointerToHeader { $0.pointee.capacity }
+        let new = Ring.make(capacity: old.isFull ? capacity * 2 : capacity)
+        old.transfer(to: new, moving: moves)
+        ring = new
     }
 
     @usableFromInline
-    mutating func grow() {
-        var larger = ContiguousArray<(any Runnable)?>(repeating: nil, count: Swift.max(16, slots.count * 2))
-        for offset in 0..<count { larger[offset] = slots[(head + offset) & (slots.count - 1)].take() }
-        slots = larger
-        head = 0
+    struct Header {
+        @usableFromInline var head = 0
+        @usableFromInline var count = 0
+        /// A power of two.
+        @usableFromInline let capacity: Int
+        @usableFromInline init(capacity: Int) { self.capacity = capacity }
     }
 
-    @usableFromInline static func roundUp(_ capacity: Int) -> Int {
-        var size = 16
-        while size < capacity { size *= 2 }
-        return size
+    /// The buffer: `capacity` slots, of which `count` from `head` (wrapping) are initialized.
+    ///
+    /// Every access goes through `withUnsafeMutablePointers`: `header` itself is a class property,
+    /// which pays the runtime's exclusivity check on each access (about 40 instructions a hop).
+    @usableFromInline
+    final class Ring: ManagedBuffer<Header, any Runnable> {
+        @inlinable
+        static func make(capacity: Int) -> Ring {
+            var size = 16
+            while size < capacity { size *= 2 }
+            let buffer = Ring.create(minimumCapacity: size) { _ in Header(capacity: size) }
+            return unsafeDowncast(buffer, to: Ring.self)
+        }
+
+        @inlinable var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+
+        @inlinable var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
+
+        @inlinable
+        func append(_ item: consuming any Runnable) {
+            let slot = withUnsafeMutablePointers { header, slots in
+                let index = (header.pointee.head &+ header.pointee.count) & (header.pointee.capacity &- 1)
+                header.pointee.count &+= 1
+                return slots + index
+            }
+            slot.initialize(to: item)
+        }
+
+        @inlinable
+        func peek() -> any Runnable {
+            withUnsafeMutablePointers { header, slots in slots[header.pointee.head] }
+        }
+
+        @inlinable
+        func popFirst() -> any Runnable {
+            withUnsafeMutablePointers { header, slots in
+                let item = (slots + header.pointee.head).move()
+                header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
+                header.pointee.count &-= 1
+                return item
+            }
+        }
+
+        /// Calls `body` with each item, oldest first.
+        func forEach(_ body: (any Runnable) -> Void) {
+            withUnsafeMutablePointers { header, slots in
+                let (head, count, mask) = (header.pointee.head, header.pointee.count, header.pointee.capacity - 1)
+                for offset in 0..<count { body(slots[(head + offset) & mask]) }
+            }
+        }
+
+        /// Moves (or, unless `moving`, copies) every item, oldest first, into `other`.
+        func transfer(to other: Ring, moving: Bool) {
+            withUnsafeMutablePointers { header, slots in
+                let mask = header.pointee.capacity - 1
+                for offset in 0..<header.pointee.count {
+                    let slot = slots + ((header.pointee.head + offset) & mask)
+                    other.append(moving ? slot.move() : slot.pointee)
+                }
+                if moving { header.pointee.count = 0 }
+            }
+        }
+
+        func remove(_ item: any Runnable) -> Bool {
+            withUnsafeMutablePointers { header, slots in
+                let head = header.pointee.head, count = header.pointee.count, mask = header.pointee.capacity - 1
+                guard let offset = (0..<count).first(where: { slots[(head + $0) & mask] === item }) else { return false }
+                (slots + ((head + offset) & mask)).deinitialize(count: 1)
+                for index in offset..<(count - 1) {
+                    (slots + ((head + index) & mask)).initialize(to: (slots + ((head + index + 1) & mask)).move())
+                }
+                header.pointee.count -= 1
+                return true
+            }
+        }
+
+        deinit {
+            withUnsafeMutablePointers { header, slots in
+                let mask = header.pointee.capacity - 1
+                for offset in 0..<header.pointee.count { (slots + ((header.pointee.head + offset) & mask)).deinitialize(count: 1) }
+            }
+        }
     }
 }

@@ -26,14 +26,6 @@ struct Link: ~Copyable {
     @usableFromInline var runner: (@Sendable (AnyObject) -> Void)?
     /// The operator's handler, its type erased.
     @usableFromInline var body: ErasedClosure?
-    /// Whether ``context`` is `.inline` (R2: such handlers take no part in ordered delivery).
-    @usableFromInline var runsInline = false
-    /// Whether the handler observes errors, and so runs even when its promise was cancelled
-    /// meanwhile (R5b); the others are skipped then.
-    @usableFromInline var observesCancellation = false
-    /// Set at the hand-over when this handler ends its parent's delivery (R2).
-    @usableFromInline var endsDelivery = false
-
     /// A link with nothing to run: a promise made by a resolver, or one whose handler has run.
     @inlinable init() {}
 
@@ -42,11 +34,9 @@ struct Link: ~Copyable {
     @inlinable
     init(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure,
-        observesCancellation: Bool, runner: @escaping @Sendable (AnyObject) -> Void
+        runner: @escaping @Sendable (AnyObject) -> Void
     ) {
         self.context = context
-        self.runsInline = type(of: context) == InlineContext.self
-        self.observesCancellation = observesCancellation
         self.body = body
         if let taskLocals {
             self.runner = { child in taskLocals.bind { runner(child) } }
@@ -117,13 +107,14 @@ extension Link {
     /// The general link: one closure from the parent's outcome to a step. The operators that
     /// observe errors or outcomes (`catch`, `recover`, `ensure`, `tap`, `whenComplete`, the
     /// two-handler `then`) are written with it, and so it runs even when its promise was cancelled
-    /// first: cancellation is a rejection its handler must see (R5b).
+    /// first: cancellation is a rejection its handler must see (R5b). Its promise is made with
+    /// `observesCancellation`.
     @inlinable
     static func outcome<In: Sendable, Out: Sendable>(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body)), observesCancellation: true) { object in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in
                 guard let outcome = child.outcomeObservingCancellation(In.self) else { return }
                 switch body.run(outcome) {
@@ -163,10 +154,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     /// Once this promise is settled (cancelled), running a value handler is pointless; a handler
     /// that observes errors still runs, to see the cancellation.
     @usableFromInline
-    nonisolated var isObsolete: Bool { !link.observesCancellation && isSettled }
-
-    @usableFromInline
-    nonisolated var runsInline: Bool { link.runsInline }
+    nonisolated var isObsolete: Bool { !observesCancellation && isSettled }
 
     @usableFromInline
     nonisolated func handOver(from source: AnyObject) -> any ExecutionContext {
@@ -176,7 +164,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     }
 
     @usableFromInline
-    nonisolated func endsDeliveryWhenRun() { link.endsDelivery = true }
+    nonisolated func endsDeliveryWhenRun() { endsDelivery = true }
 
     /// The parent, which delivered its outcome to this promise's handler. This promise holds it
     /// for as long as it lives.
@@ -190,7 +178,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     @inlinable @inline(__always)
     nonisolated func runHandler<In: Sendable, Body>(_: In.Type, as _: Body.Type, _ work: (PromiseCore<Value>, Body) -> Void) {
         let body = link.body.unsafelyUnwrapped.load(as: Body.self)
-        let endsDelivery = link.endsDelivery
+        let endsDelivery = self.endsDelivery
         link = Link()
         work(self, body)
         if endsDelivery { source(In.self).endDelivery() }

@@ -8,15 +8,18 @@ extension PromiseCore {
     /// R7). The task-local values of registered keys are captured first (R15), before anything
     /// else exists, where the check costs least.
     ///
-    /// - Parameter tracksInterest: The child's interest rule; `nil` takes this promise's.
+    /// - Parameters:
+    ///   - tracksInterest: The child's interest rule; `nil` takes this promise's.
+    ///   - observesCancellation: Whether the handler observes errors (see
+    ///     ``PromiseCore/observesCancellation``).
     @inlinable @inline(__always)
     nonisolated func derive<Out: Sendable>(
-        tracksInterest: Bool?, site: PromiseSite, _ makeLink: (CapturedTaskLocals?) -> Link
+        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, _ makeLink: (CapturedTaskLocals?) -> Link
     ) -> PromiseCore<Out> {
         let taskLocals = PromiseTaskLocals.capture()
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self,
-            link: makeLink(taskLocals), site: site)
+            link: makeLink(taskLocals), observesCancellation: observesCancellation, site: site)
         send(.derive(child))
         return child
     }

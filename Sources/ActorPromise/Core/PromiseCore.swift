@@ -24,10 +24,6 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
-    /// A derived promise's handler and where it runs (see ``Link``); empty for other promises.
-    /// Not guarded by the gate: it has its own hand-over rule, written beside the type. Declared
-    /// before `machine`, whose layout depends on `Value`, so that its offset is fixed.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
     /// The value half. It belongs to the actor and is only touched while the gate — the actor's
     /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
     /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
@@ -40,6 +36,20 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
     /// creation; derived promises take it from their parent.
     @usableFromInline nonisolated let tracksInterest: Bool
+    /// Whether this derived promise's handler observes errors, and so runs even when the promise
+    /// was cancelled while it waited (R5b); a value handler is skipped then. Fixed at creation.
+    @usableFromInline nonisolated let observesCancellation: Bool
+    /// Whether this derived promise's handler runs on `.inline` (R2: such handlers take no part
+    /// in ordered delivery). Fixed at creation.
+    @usableFromInline nonisolated let runsInline: Bool
+    /// Set at the hand-over when this derived promise's handler is the last of its parent's
+    /// delivery (R2); read by the handler's run. Follows ``Link``'s hand-over rule.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var endsDelivery = false
+    /// A derived promise's handler and where it runs (see ``Link``); empty for other promises.
+    /// Not guarded by the gate: it has its own hand-over rule, written beside the type. Last, after
+    /// the one-byte fields, which fill the padding in front of it (the object then fits malloc's
+    /// 192-byte class for an `Int` promise).
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
     #if DEBUG
     /// Where the promise was made (debug builds only: see ``PromiseSite``).
     @usableFromInline nonisolated let site: PromiseSite
@@ -48,11 +58,13 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @inlinable
     init(
         _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
-        link: consuming Link = Link(), site: PromiseSite = PromiseSite()
+        link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite()
     ) {
         let settled = machine.outcome != nil
         self.status = Atomic(settled ? .settled : .none)
         self.tracksInterest = tracksInterest
+        self.observesCancellation = observesCancellation
+        self.runsInline = link.context.map { type(of: $0) == InlineContext.self } ?? false
         self.parent = parent
         self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
         self.machine = machine

@@ -4,7 +4,7 @@ extension Link {
     static func then<In: Sendable, Out: Sendable>(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body)), observesCancellation: false) { object in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: ThenBody<In, Out>.self) { child, body in
                 child.runValueHandler(In.self, body.run)
             }
@@ -16,7 +16,7 @@ extension Link {
     static func flatThen<In: Sendable, Out: Sendable>(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Promise<Out>
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body)), observesCancellation: false) { object in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: FlatBody<In, Out>.self) { child, body in
                 guard let outcome = child.outcomeForRun(In.self) else { return }
                 switch outcome {
@@ -35,7 +35,7 @@ extension Link {
     static func voidThen<In: Sendable>(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body)), observesCancellation: false) { object in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidBody<In>.self) { child, body in
                 child.runValueHandler(In.self) { try body.run($0) }
             }
