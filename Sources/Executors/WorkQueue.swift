@@ -1,4 +1,8 @@
-/// A FIFO of runnables in a ring buffer. Not thread-safe: its owner guards it.
+/// The FIFO every context queues its work in.
+package typealias WorkQueue = RingQueue<any Runnable>
+
+/// A FIFO in a ring buffer, of runnables (``WorkQueue``) or a promise's observers. Not
+/// thread-safe: its owner guards it.
 ///
 /// One reference: the buffer holds its own bookkeeping, so a queue inside a lock's state costs a
 /// word. The buffer grows by doubling and never shrinks, so a queue in steady use allocates
@@ -6,7 +10,7 @@
 /// reference the queue holds (every hop to a context goes through one of these). A copied queue
 /// copies its buffer before either copy changes (copy on write), though no context copies one.
 @usableFromInline
-package struct WorkQueue: Sendable {
+package struct RingQueue<Element: Sendable>: Sendable {
     /// Safety (`nonisolated(unsafe)`: `ManagedBuffer` is not `Sendable`): the buffer is reached
     /// only through this queue, which its owner guards (a lock, or one thread); a queue sent
     /// elsewhere takes its buffer along, and copies never share a buffer they change.
@@ -24,7 +28,7 @@ package struct WorkQueue: Sendable {
     @inlinable package var isEmpty: Bool { count == 0 }
 
     @inlinable
-    package mutating func append(_ item: consuming any Runnable) {
+    package mutating func append(_ item: consuming Element) {
         if ring == nil || !isKnownUniquelyReferenced(&ring) || ring.unsafelyUnwrapped.isFull {
             grow()
         }
@@ -32,28 +36,29 @@ package struct WorkQueue: Sendable {
     }
 
     @inlinable
-    package func peek() -> (any Runnable)? {
+    package func peek() -> (Element)? {
         guard let ring, ring.count > 0 else { return nil }
         return ring.peek()
     }
 
     @inlinable
-    package mutating func popFirst() -> (any Runnable)? {
+    package mutating func popFirst() -> (Element)? {
         guard ring != nil, ring.unsafelyUnwrapped.count > 0 else { return nil }
         if !isKnownUniquelyReferenced(&ring) { grow() }
         return ring.unsafelyUnwrapped.popFirst()
     }
 
     /// Calls `body` with each queued item, oldest first.
-    package func forEach(_ body: (any Runnable) -> Void) {
+    package func forEach(_ body: (Element) -> Void) {
         ring?.forEach(body)
     }
 
-    /// Removes `item` if it is queued; returns whether it was. The items behind it keep their order.
-    package mutating func remove(_ item: any Runnable) -> Bool {
+    /// Removes the first item that `matches`, if any; returns whether it did. The items behind it
+    /// keep their order.
+    package mutating func remove(where matches: (Element) -> Bool) -> Bool {
         guard ring != nil else { return false }
         if !isKnownUniquelyReferenced(&ring) { grow() }
-        return ring.unsafelyUnwrapped.remove(item)
+        return ring.unsafelyUnwrapped.remove(where: matches)
     }
 
     /// Makes the buffer unique and not full: a new one, twice as large when full.
@@ -84,7 +89,7 @@ package struct WorkQueue: Sendable {
     /// Every access goes through `withUnsafeMutablePointers`: `header` itself is a class property,
     /// which pays the runtime's exclusivity check on each access (about 40 instructions a hop).
     @usableFromInline
-    final class Ring: ManagedBuffer<Header, any Runnable> {
+    final class Ring: ManagedBuffer<Header, Element> {
         @inlinable
         static func make(capacity: Int) -> Ring {
             var size = 16
@@ -98,7 +103,7 @@ package struct WorkQueue: Sendable {
         @inlinable var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
 
         @inlinable
-        func append(_ item: consuming any Runnable) {
+        func append(_ item: consuming Element) {
             let slot = withUnsafeMutablePointers { header, slots in
                 let index = (header.pointee.head &+ header.pointee.count) & (header.pointee.capacity &- 1)
                 header.pointee.count &+= 1
@@ -108,12 +113,12 @@ package struct WorkQueue: Sendable {
         }
 
         @inlinable
-        func peek() -> any Runnable {
+        func peek() -> Element {
             withUnsafeMutablePointers { header, slots in slots[header.pointee.head] }
         }
 
         @inlinable
-        func popFirst() -> any Runnable {
+        func popFirst() -> Element {
             withUnsafeMutablePointers { header, slots in
                 let item = (slots + header.pointee.head).move()
                 header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
@@ -123,7 +128,7 @@ package struct WorkQueue: Sendable {
         }
 
         /// Calls `body` with each item, oldest first.
-        func forEach(_ body: (any Runnable) -> Void) {
+        func forEach(_ body: (Element) -> Void) {
             withUnsafeMutablePointers { header, slots in
                 let (head, count, mask) = (header.pointee.head, header.pointee.count, header.pointee.capacity - 1)
                 for offset in 0..<count { body(slots[(head + offset) & mask]) }
@@ -142,10 +147,10 @@ package struct WorkQueue: Sendable {
             }
         }
 
-        func remove(_ item: any Runnable) -> Bool {
+        func remove(where matches: (Element) -> Bool) -> Bool {
             withUnsafeMutablePointers { header, slots in
                 let head = header.pointee.head, count = header.pointee.count, mask = header.pointee.capacity - 1
-                guard let offset = (0..<count).first(where: { slots[(head + $0) & mask] === item }) else { return false }
+                guard let offset = (0..<count).first(where: { matches(slots[(head + $0) & mask]) }) else { return false }
                 (slots + ((head + offset) & mask)).deinitialize(count: 1)
                 for index in offset..<(count - 1) {
                     (slots + ((head + index) & mask)).initialize(to: (slots + ((head + index + 1) & mask)).move())
@@ -161,5 +166,12 @@ package struct WorkQueue: Sendable {
                 for offset in 0..<header.pointee.count { (slots + ((header.pointee.head + offset) & mask)).deinitialize(count: 1) }
             }
         }
+    }
+}
+
+extension RingQueue where Element == any Runnable {
+    /// Removes `item` if it is queued; returns whether it was. The items behind it keep their order.
+    package mutating func remove(_ item: any Runnable) -> Bool {
+        remove(where: { $0 === item })
     }
 }

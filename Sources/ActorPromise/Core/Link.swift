@@ -116,11 +116,7 @@ extension Link {
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in
-                guard let outcome = child.outcomeObservingCancellation(In.self) else { return }
-                switch body.run(outcome) {
-                case .settle(let outcome): child.settle(outcome)
-                case .follow(let promise): child.adopt(promise.core)
-                }
+                child.runOutcomeHandler(In.self, body.run)
             }
         }
     }
@@ -200,6 +196,17 @@ extension PromiseCore: Runnable, OutcomeObserver {
         guard isSettled else { return source(In.self).machine.outcome }
         guard case .failure(let error)? = settledOutcome else { return nil }
         return .failure(error)
+    }
+
+    /// The run of a handler that observes errors: it sees the parent's outcome, or this promise's
+    /// cancellation (R5b), and settles this promise or makes it follow another.
+    @inlinable @inline(__always)
+    nonisolated func runOutcomeHandler<In: Sendable>(_: In.Type, _ body: (Outcome<In>) -> LinkStep<Value>) {
+        guard let outcome = outcomeObservingCancellation(In.self) else { return }
+        switch body(outcome) {
+        case .settle(let outcome): settle(outcome)
+        case .follow(let promise): adopt(promise.core)
+        }
     }
 
     /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to this

@@ -104,22 +104,26 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
 
 /// The observers of one promise, in registration order.
 ///
-/// Two words: a lone observer is stored inline, so a promise with one handler allocates no array.
-/// `PromiseEffects` carries one of these through every operation, and stays small enough to
-/// travel in registers only while this does.
+/// Two words: a lone observer is stored inline, so a promise with one handler allocates no
+/// queue. `PromiseEffects` carries one of these through every operation, and stays small enough
+/// to travel in registers only while this does. More observers wait in a ``WorkQueue``, which a
+/// fan-out on the pool hands to that pool as it is (see ``deliver(from:holdsDelivery:)``).
 @usableFromInline
 struct ObserverList<Value: Sendable>: Sendable {
     @usableFromInline
     enum Storage: Sendable {
         case one(any OutcomeObserver)
-        case many([any OutcomeObserver])
+        case many(RingQueue<any OutcomeObserver>)
     }
 
     @usableFromInline var storage: Storage?
 
     @inlinable init() {}
 
-    @inlinable var isEmpty: Bool { storage == nil }
+    @inlinable var isEmpty: Bool {
+        if case .none = storage { return true }
+        return false
+    }
 
     /// How many observers there are.
     @inlinable
@@ -132,20 +136,35 @@ struct ObserverList<Value: Sendable>: Sendable {
     }
 
     /// The observers as an array (for tests and descriptions).
-    @inlinable
     var all: [any OutcomeObserver] {
         switch storage {
-        case nil: []
-        case .one(let observer): [observer]
-        case .many(let observers): observers
+        case nil: return []
+        case .one(let observer): return [observer]
+        case .many(let observers):
+            var all: [any OutcomeObserver] = []
+            observers.forEach { all.append($0) }
+            return all
         }
+    }
+
+    /// Moves the observers out, leaving the list empty.
+    @inlinable
+    mutating func take() -> ObserverList {
+        var taken = ObserverList()
+        swap(&taken, &self)
+        return taken
     }
 
     @inlinable
     mutating func append(_ observer: consuming any OutcomeObserver) {
         switch storage.take() {
-        case nil: storage = .one(observer)
-        case .one(let first): storage = .many([first, observer])
+        case nil:
+            storage = .one(observer)
+        case .one(let first):
+            var observers = RingQueue<any OutcomeObserver>(capacity: 4)
+            observers.append(first)
+            observers.append(observer)
+            storage = .many(observers)
         case .many(var observers):
             observers.append(observer)
             storage = .many(observers)
@@ -160,25 +179,27 @@ struct ObserverList<Value: Sendable>: Sendable {
     /// would run side by side if submitted one by one, so they go to the pool as one job that runs
     /// them one after another: a lone observer is submitted itself, several as a
     /// ``DeliveryGroup``. If `holdsDelivery`, `source`'s delivery ends once that pool job has run
-    /// (or at once if there is none), and observers registered meanwhile are delivered then.
+    /// (or at once if there is none), and observers registered meanwhile are delivered then. The
+    /// list is empty afterwards.
     @inlinable
-    func deliver(from source: PromiseCore<Value>, holdsDelivery: Bool) {
-        switch storage {
+    mutating func deliver(from source: PromiseCore<Value>, holdsDelivery: Bool) {
+        // Moved out of the list, so each observer is handed on without a retain of its own.
+        switch storage.take() {
         case nil:
             return
         case .one(let observer):
             let context = observer.handOver(from: source)
             if holdsDelivery, let pool = asWorkerPool(context) {
                 observer.endsDeliveryWhenRun()
-                pool.submit(observer)
+                pool.take(observer)
                 return
             }
             context.submit(observer)
             if holdsDelivery { source.endDelivery() }
-        case .many(let observers):
+        case .many(var observers):
             var pool: WorkerPool?
-            var pooled = WorkQueue(capacity: observers.count)
-            for observer in observers {
+            var pooled = RingQueue<any OutcomeObserver>(capacity: observers.count)
+            while let observer = observers.popFirst() {
                 let context = observer.handOver(from: source)
                 if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
                     pool = candidate
@@ -188,7 +209,7 @@ struct ObserverList<Value: Sendable>: Sendable {
                 }
             }
             if let pool {
-                pool.submit(DeliveryGroup(pooled, source: holdsDelivery ? source : nil))
+                pool.take(DeliveryGroup(pooled, source: holdsDelivery ? source : nil))
             } else if holdsDelivery {
                 source.endDelivery()
             }
@@ -213,11 +234,11 @@ func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
 final class DeliveryGroup: Runnable, @unchecked Sendable {
     // Safety: `observers` is filled before the group is submitted and emptied by `run()`, which
     // the pool calls once, after handing the group over; `source` is immutable.
-    @usableFromInline @exclusivity(unchecked) var observers: WorkQueue
+    @usableFromInline @exclusivity(unchecked) var observers: RingQueue<any OutcomeObserver>
     @usableFromInline let source: (any DeliverySource)?
 
     @usableFromInline
-    init(_ observers: consuming WorkQueue, source: (any DeliverySource)?) {
+    init(_ observers: consuming RingQueue<any OutcomeObserver>, source: (any DeliverySource)?) {
         self.observers = observers
         self.source = source
     }

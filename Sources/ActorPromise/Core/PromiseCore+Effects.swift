@@ -3,15 +3,17 @@
 extension PromiseCore {
     /// Carries out what a transition decided, with the gate already left.
     @inlinable
-    nonisolated func carryOut(_ effects: PromiseEffects<Value>) {
+    nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
         if let body = effects.lazyBody { runLazyBody(body) }
         if let cancellation = effects.cancellation {
             if let handler = cancellation.handler { handler() }
             if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
         }
         if !effects.observers.isEmpty {
-            // The closure captures only what it needs: capturing `effects` would copy all of it.
-            let observers = effects.observers, holdsDelivery = effects.holdsDelivery
+            // Moved out, not copied (a retain and a release per observer), and the closure
+            // captures only what it needs: capturing `effects` would copy all of it.
+            var observers = effects.observers.take()
+            let holdsDelivery = effects.holdsDelivery
             withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
         }
         if let adoption = effects.adoption { carryOut(adoption) }

@@ -21,15 +21,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
-            guard case .failure(let error) = outcome else { return .settle(.success(())) }
-            guard policy.handles(error) else { return .settle(.failure(error)) }
-            do {
-                try body(error)
-                return .settle(.success(()))
-            } catch {
-                return .settle(.failure(error))
-            }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
+            Link.catch(context: context, taskLocals: $0, policy: policy, in: Value.self, body: body)
         }
     }
 
@@ -55,9 +48,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
-            guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
-            do { return .settle(.success(try body(error))) } catch { return .settle(.failure(error)) }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
+            Link.recover(context: context, taskLocals: $0, policy: policy, body: body)
         }
     }
 
@@ -81,9 +73,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
-            guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
-            do { return .follow(try body(error)) } catch { return .settle(.failure(error)) }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
+            Link.flatRecover(context: context, taskLocals: $0, policy: policy, body: body)
         }
     }
 }

@@ -16,9 +16,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
-            body()
-            return .settle(outcome)
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
+            Link.ensure(context: context, taskLocals: $0, in: Value.self, body: body)
         }
     }
 

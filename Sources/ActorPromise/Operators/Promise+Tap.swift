@@ -17,9 +17,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> Promise<Value> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
-            body(outcome)
-            return .settle(outcome)
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
+            Link.tap(context: context, taskLocals: $0, body: body)
         }
     }
 }

@@ -47,7 +47,7 @@ package struct PoolSchedule: Sendable {
     }
 
     /// Queues `item`; returns the parked worker to wake, if one needs waking.
-    package mutating func submit(_ item: any Runnable) -> Int? {
+    package mutating func submit(_ item: consuming any Runnable) -> Int? {
         queue.append(item)
         guard queue.count > searching else { return nil }
         return wakeOne()

@@ -51,12 +51,18 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     /// Schedules `item` on one of the pool's threads.
     public func submit(_ item: any Runnable) {
-        let handedOn = ThreadState.withCurrent { thread in
-            guard thread.pool === self, thread.nextSlot == nil else { return false }
-            thread.nextSlot = item
-            return true
+        take(item)
+    }
+
+    /// ``submit(_:)`` for a caller that hands over its own reference to `item` (the promise core
+    /// delivering an observer): it moves into the pool without a retain.
+    @usableFromInline package func take(_ item: consuming any Runnable) {
+        var item = Optional(item)
+        ThreadState.withCurrent { thread in
+            guard thread.pool === self, case .none = thread.nextSlot else { return }
+            thread.nextSlot = item.take()
         }
-        if handedOn { return }
+        guard let item else { return }
         if let worker = withSchedule({ $0.submit(item) }) { schedule.signal(worker) }
     }
 
@@ -111,8 +117,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
         thread.pool = self
         var backOff = SearchBackOff()
         while true {
-            if let item = thread.nextSlot {
-                thread.nextSlot = nil
+            if let item = thread.nextSlot.take() {
                 item.run()
                 continue
             }

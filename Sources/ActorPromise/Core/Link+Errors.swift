@@ -1,0 +1,145 @@
+// Links for the operators that observe errors and outcomes (`catch`, `recover`, `ensure`, `tap`).
+// Each stores the user's closure as written, so deriving such a promise allocates nothing but the
+// promise; written with `Link.outcome`, the closure that adapts the user's to an outcome handler
+// would capture it (one allocation more per operator). A catch policy picks one of two runners,
+// so that no runner captures it.
+
+/// `recover` to a value.
+@usableFromInline struct ErrorBody<Out> {
+    @usableFromInline let run: @Sendable (any Error) throws -> Out
+    @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Out) { self.run = run }
+}
+
+/// `recover` to a promise.
+@usableFromInline struct FlatErrorBody<Out: Sendable> {
+    @usableFromInline let run: @Sendable (any Error) throws -> Promise<Out>
+    @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Promise<Out>) { self.run = run }
+}
+
+/// `catch`.
+@usableFromInline struct VoidErrorBody {
+    @usableFromInline let run: @Sendable (any Error) throws -> Void
+    @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Void) { self.run = run }
+}
+
+/// `ensure`.
+@usableFromInline struct EffectBody {
+    @usableFromInline let run: @Sendable () -> Void
+    @inlinable init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+
+/// `tap`.
+@usableFromInline struct TapBody<In> {
+    @usableFromInline let run: @Sendable (Result<In, any Error>) -> Void
+    @inlinable init(_ run: @escaping @Sendable (Result<In, any Error>) -> Void) { self.run = run }
+}
+
+extension Link {
+    /// Replaces a rejection that `policy` handles with `body`'s value; passes the rest on.
+    @inlinable
+    static func recover<Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
+        body: @escaping @Sendable (any Error) throws -> Out
+    ) -> Link {
+        let body = ErasedClosure(ErrorBody(body))
+        return switch policy {
+        case .allErrors:
+            Link(context: context, taskLocals: taskLocals, body: body) { runRecover($0, Out.self, .allErrors) }
+        case .allErrorsExceptCancellation:
+            Link(context: context, taskLocals: taskLocals, body: body) { runRecover($0, Out.self, .allErrorsExceptCancellation) }
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func runRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
+        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: ErrorBody<Out>.self) { child, body in
+            child.runOutcomeHandler(Out.self) { outcome in
+                guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
+                do { return .settle(.success(try body.run(error))) } catch { return .settle(.failure(error)) }
+            }
+        }
+    }
+
+    /// Makes the child follow `body`'s promise for a rejection that `policy` handles.
+    @inlinable
+    static func flatRecover<Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
+        body: @escaping @Sendable (any Error) throws -> Promise<Out>
+    ) -> Link {
+        let body = ErasedClosure(FlatErrorBody(body))
+        return switch policy {
+        case .allErrors:
+            Link(context: context, taskLocals: taskLocals, body: body) { runFlatRecover($0, Out.self, .allErrors) }
+        case .allErrorsExceptCancellation:
+            Link(context: context, taskLocals: taskLocals, body: body) { runFlatRecover($0, Out.self, .allErrorsExceptCancellation) }
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func runFlatRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
+        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: FlatErrorBody<Out>.self) { child, body in
+            child.runOutcomeHandler(Out.self) { outcome in
+                guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
+                do { return .follow(try body.run(error)) } catch { return .settle(.failure(error)) }
+            }
+        }
+    }
+
+    /// Calls `body` with a rejection that `policy` handles; the child is fulfilled with `()`
+    /// unless `body` throws, or the rejection is passed on.
+    @inlinable
+    static func `catch`<In: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy, in _: In.Type,
+        body: @escaping @Sendable (any Error) throws -> Void
+    ) -> Link {
+        let body = ErasedClosure(VoidErrorBody(body))
+        return switch policy {
+        case .allErrors:
+            Link(context: context, taskLocals: taskLocals, body: body) { runCatch($0, In.self, .allErrors) }
+        case .allErrorsExceptCancellation:
+            Link(context: context, taskLocals: taskLocals, body: body) { runCatch($0, In.self, .allErrorsExceptCancellation) }
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func runCatch<In: Sendable>(_ object: AnyObject, _: In.Type, _ policy: CatchPolicy) {
+        unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidErrorBody.self) { child, body in
+            child.runOutcomeHandler(In.self) { outcome in
+                guard case .failure(let error) = outcome else { return .settle(.success(())) }
+                guard policy.handles(error) else { return .settle(.failure(error)) }
+                do { try body.run(error) } catch { return .settle(.failure(error)) }
+                return .settle(.success(()))
+            }
+        }
+    }
+
+    /// Calls `body`, then passes the outcome on.
+    @inlinable
+    static func ensure<Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, in _: Out.Type, body: @escaping @Sendable () -> Void
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(EffectBody(body))) { object in
+            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: EffectBody.self) { child, body in
+                child.runOutcomeHandler(Out.self) { outcome in
+                    body.run()
+                    return .settle(outcome)
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with the outcome, then passes it on.
+    @inlinable
+    static func tap<Out: Sendable>(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (Result<Out, any Error>) -> Void
+    ) -> Link {
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(TapBody(body))) { object in
+            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: TapBody<Out>.self) { child, body in
+                child.runOutcomeHandler(Out.self) { outcome in
+                    body.run(outcome)
+                    return .settle(outcome)
+                }
+            }
+        }
+    }
+}
