@@ -4,22 +4,35 @@ extension PromiseCore {
     /// Carries out what a transition decided, with the gate already left.
     @inlinable
     nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
-        if let body = effects.lazyBody { runLazyBody(body) }
-        if let cancellation = effects.cancellation {
-            if let handler = cancellation.handler { handler() }
-            if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
+        // The rare effects (lazy body, cancellation, adoption) share one box: the common path
+        // tests it once.
+        let rare = effects.rare
+        if let rare {
+            if let body = rare.lazyBody { runLazyBody(body) }
+            if let cancellation = rare.cancellation {
+                if let handler = cancellation.handler { handler() }
+                if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
+            }
         }
         if !effects.observers.isEmpty {
             // Moved out, not copied (a retain and a release per observer), and the closure
             // captures only what it needs: capturing `effects` would copy all of it.
             var observers = effects.observers.take()
             let holdsDelivery = effects.holdsDelivery
-            withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
+            if holdsDelivery, observers.count == 1 {
+                // One observer, off this thread (a delivery is held only for those): nothing runs
+                // inline here, so no drain loop is needed.
+                observers.deliver(from: self, holdsDelivery: true)
+            } else {
+                withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
+            }
         }
-        if let adoption = effects.adoption { carryOut(adoption) }
-        if let cancellation = effects.cancellation {
-            if cancellation.parentLostInterest, let parent { loseInterest(parent) }
-            if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
+        if let rare {
+            if let adoption = rare.adoption { carryOut(adoption) }
+            if let cancellation = rare.cancellation {
+                if cancellation.parentLostInterest, let parent { loseInterest(parent) }
+                if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
+            }
         }
         if effects.reportDone { reportDone() }
         if effects.reattach { reattachUpward(from: self) }
