@@ -35,19 +35,28 @@
 }
 
 extension Link {
+    /// A link whose runner depends on a catch policy: the runner for `policy`, so that no runner
+    /// captures the policy (a capture would allocate).
+    @inlinable
+    init(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure, policy: CatchPolicy,
+        allErrors: @escaping @Sendable (AnyObject) -> Void, exceptCancellation: @escaping @Sendable (AnyObject) -> Void
+    ) {
+        self.init(
+            context: context, taskLocals: taskLocals, body: body,
+            runner: policy == .allErrors ? allErrors : exceptCancellation)
+    }
+
     /// Replaces a rejection that `policy` handles with `body`'s value; passes the rest on.
     @inlinable
     static func recover<Out: Sendable>(
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
         body: @escaping @Sendable (any Error) throws -> Out
     ) -> Link {
-        let body = ErasedClosure(ErrorBody(body))
-        return switch policy {
-        case .allErrors:
-            Link(context: context, taskLocals: taskLocals, body: body) { runRecover($0, Out.self, .allErrors) }
-        case .allErrorsExceptCancellation:
-            Link(context: context, taskLocals: taskLocals, body: body) { runRecover($0, Out.self, .allErrorsExceptCancellation) }
-        }
+        Link(
+            context: context, taskLocals: taskLocals, body: ErasedClosure(ErrorBody(body)), policy: policy,
+            allErrors: { runRecover($0, Out.self, .allErrors) },
+            exceptCancellation: { runRecover($0, Out.self, .allErrorsExceptCancellation) })
     }
 
     @inlinable @inline(__always)
@@ -66,13 +75,10 @@ extension Link {
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
         body: @escaping @Sendable (any Error) throws -> Promise<Out>
     ) -> Link {
-        let body = ErasedClosure(FlatErrorBody(body))
-        return switch policy {
-        case .allErrors:
-            Link(context: context, taskLocals: taskLocals, body: body) { runFlatRecover($0, Out.self, .allErrors) }
-        case .allErrorsExceptCancellation:
-            Link(context: context, taskLocals: taskLocals, body: body) { runFlatRecover($0, Out.self, .allErrorsExceptCancellation) }
-        }
+        Link(
+            context: context, taskLocals: taskLocals, body: ErasedClosure(FlatErrorBody(body)), policy: policy,
+            allErrors: { runFlatRecover($0, Out.self, .allErrors) },
+            exceptCancellation: { runFlatRecover($0, Out.self, .allErrorsExceptCancellation) })
     }
 
     @inlinable @inline(__always)
@@ -92,13 +98,10 @@ extension Link {
         context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy, in _: In.Type,
         body: @escaping @Sendable (any Error) throws -> Void
     ) -> Link {
-        let body = ErasedClosure(VoidErrorBody(body))
-        return switch policy {
-        case .allErrors:
-            Link(context: context, taskLocals: taskLocals, body: body) { runCatch($0, In.self, .allErrors) }
-        case .allErrorsExceptCancellation:
-            Link(context: context, taskLocals: taskLocals, body: body) { runCatch($0, In.self, .allErrorsExceptCancellation) }
-        }
+        Link(
+            context: context, taskLocals: taskLocals, body: ErasedClosure(VoidErrorBody(body)), policy: policy,
+            allErrors: { runCatch($0, In.self, .allErrors) },
+            exceptCancellation: { runCatch($0, In.self, .allErrorsExceptCancellation) })
     }
 
     @inlinable @inline(__always)
