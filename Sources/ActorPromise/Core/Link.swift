@@ -26,6 +26,7 @@ struct Link: ~Copyable {
     @usableFromInline var runner: (@Sendable (AnyObject) -> Void)?
     /// The operator's handler, its type erased.
     @usableFromInline var body: ErasedClosure?
+
     /// A link with nothing to run: a promise made by a resolver, or one whose handler has run.
     @inlinable init() {}
 

@@ -151,7 +151,7 @@ struct ObserverList<Value: Sendable>: Sendable {
     @inlinable
     mutating func take() -> ObserverList {
         var taken = ObserverList()
-        swap(&taken, &self)
+        taken.storage = storage.take()
         return taken
     }
 

@@ -66,7 +66,7 @@ struct PromiseStateMachine<Value: Sendable> {
         self.outcome = outcome
         if case .failure = outcome { tree.isRejected = true }
         effects.settled = true
-        swap(&effects.observers, &observers)
+        effects.observers = observers.take()
         isDelivering = hasOrderedObserver
         hasOrderedObserver = false
         effects.holdsDelivery = isDelivering
@@ -144,7 +144,7 @@ struct PromiseStateMachine<Value: Sendable> {
     mutating func endDelivery() -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard !endQuietDelivery(), outcome != nil else { return effects }
-        swap(&effects.observers, &observers)
+        effects.observers = observers.take()
         effects.holdsDelivery = true
         return effects
     }
