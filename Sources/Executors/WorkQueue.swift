@@ -29,9 +29,8 @@ package struct RingQueue<Element: Sendable>: Sendable {
 
     @inlinable
     package mutating func append(_ item: consuming Element) {
-        if ring == nil || !isKnownUniquelyReferenced(&ring) || ring.unsafelyUnwrapped.isFull {
-            grow()
-        }
+        // `isKnownUniquelyReferenced` is false for `nil` too: one test covers "no buffer yet".
+        if _slowPath(!isKnownUniquelyReferenced(&ring) || ring.unsafelyUnwrapped.isFull) { grow() }
         ring.unsafelyUnwrapped.append(item)
     }
 
@@ -43,9 +42,11 @@ package struct RingQueue<Element: Sendable>: Sendable {
 
     @inlinable
     package mutating func popFirst() -> (Element)? {
-        guard ring != nil, ring.unsafelyUnwrapped.count > 0 else { return nil }
-        if !isKnownUniquelyReferenced(&ring) { grow() }
-        return ring.unsafelyUnwrapped.popFirst()
+        if _slowPath(!isKnownUniquelyReferenced(&ring)) {
+            guard ring != nil else { return nil }
+            grow()
+        }
+        return ring.unsafelyUnwrapped.popFirstIfAny()
     }
 
     /// Calls `body` with each queued item, oldest first.
@@ -119,8 +120,9 @@ package struct RingQueue<Element: Sendable>: Sendable {
         }
 
         @inlinable
-        func popFirst() -> Element {
+        func popFirstIfAny() -> Element? {
             withUnsafeMutablePointers { header, slots in
+                guard header.pointee.count > 0 else { return nil }
                 let item = (slots + header.pointee.head).move()
                 header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
                 header.pointee.count &-= 1
