@@ -61,10 +61,20 @@ extension Link {
 
     @inlinable @inline(__always)
     static func runRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
-        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: ErrorBody<Out>.self) { child, body in
+        runRecovery(object, policy, as: ErrorBody<Out>.self) { body, error in .settle(.success(try body.run(error))) }
+    }
+
+    /// The run shared by both recoveries: a fulfilment, or a rejection `policy` does not handle,
+    /// passes on; a handled rejection becomes the step `recover` makes of the stored handler, or
+    /// the error it throws.
+    @inlinable @inline(__always)
+    static func runRecovery<Out: Sendable, Body>(
+        _ object: AnyObject, _ policy: CatchPolicy, as _: Body.Type, _ recover: (Body, any Error) throws -> LinkStep<Out>
+    ) {
+        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: Body.self) { child, body in
             child.runOutcomeHandler(Out.self) { outcome in
                 guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
-                do { return .settle(.success(try body.run(error))) } catch { return .settle(.failure(error)) }
+                do { return try recover(body, error) } catch { return .settle(.failure(error)) }
             }
         }
     }
@@ -83,12 +93,7 @@ extension Link {
 
     @inlinable @inline(__always)
     static func runFlatRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
-        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: FlatErrorBody<Out>.self) { child, body in
-            child.runOutcomeHandler(Out.self) { outcome in
-                guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
-                do { return .follow(try body.run(error)) } catch { return .settle(.failure(error)) }
-            }
-        }
+        runRecovery(object, policy, as: FlatErrorBody<Out>.self) { body, error in .follow(try body.run(error)) }
     }
 
     /// Calls `body` with a rejection that `policy` handles; the child is fulfilled with `()`

@@ -155,9 +155,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
 
     @usableFromInline
     nonisolated func handOver(from source: AnyObject) -> any ExecutionContext {
-        let context = link.context.unsafelyUnwrapped
-        if asWorkerPool(context) == nil { link.context = nil }
-        return context
+        handOverContext(&link.context)
     }
 
     @usableFromInline

@@ -66,9 +66,7 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
     @usableFromInline
     final func handOver(from source: AnyObject) -> any ExecutionContext {
         self.source = .passRetained(unsafeDowncast(source, to: PromiseCore<Value>.self))
-        let context = self.context.unsafelyUnwrapped
-        if asWorkerPool(context) == nil { self.context = nil }
-        return context
+        return handOverContext(&context)
     }
 
     @usableFromInline
@@ -215,6 +213,17 @@ struct ObserverList<Value: Sendable>: Sendable {
             }
         }
     }
+}
+
+/// The context an observer runs on, at its hand-over: returned, and dropped from `slot` unless it
+/// is the worker pool (L1: work queued on a context must not keep it alive; a pool lives as long
+/// as the process, so keeping it spares the path every link takes a release). Every observer
+/// kind hands its context over through this.
+@inlinable @inline(__always)
+func handOverContext(_ slot: inout (any ExecutionContext)?) -> any ExecutionContext {
+    let context = slot.unsafelyUnwrapped
+    if asWorkerPool(context) == nil { slot = nil }
+    return context
 }
 
 /// `context` as a worker pool, by an exact type check (`WorkerPool` is final): much cheaper than
