@@ -104,36 +104,37 @@ package struct PoolSchedule: Sendable {
     }
 }
 
-/// The parked workers in the order they parked: a ring of worker numbers and a flag per worker,
-/// sized once, so that parking and waking (on every idle hand-off) move no array elements.
+/// The parked workers in the order they parked: a ``RingQueue`` of worker numbers and a flag per
+/// worker, so that parking and waking (on every idle hand-off) move no array elements and asking
+/// whether a worker sleeps costs one look-up.
 struct SleeperQueue: Sendable {
-    private var ring: [Int]
+    private var order: RingQueue<Int>
     private var isAsleep: [Bool]
-    private var head = 0
-    private(set) var count = 0
 
     init(capacity: Int) {
-        ring = Array(repeating: 0, count: capacity)
+        order = RingQueue(capacity: capacity)
         isAsleep = Array(repeating: false, count: capacity)
     }
+
+    var count: Int { order.count }
 
     func contains(_ worker: Int) -> Bool { isAsleep[worker] }
 
     /// Adds `worker`, which is awake (a worker parks once before it is woken).
     mutating func append(_ worker: Int) {
-        ring[(head + count) % ring.count] = worker
+        order.append(worker)
         isAsleep[worker] = true
-        count += 1
     }
 
     mutating func removeFirst() -> Int? {
-        guard count > 0 else { return nil }
-        let worker = ring[head]
-        head = (head + 1) % ring.count
-        count -= 1
+        guard let worker = order.popFirst() else { return nil }
         isAsleep[worker] = false
         return worker
     }
 
-    var all: [Int] { (0..<count).map { ring[(head + $0) % ring.count] } }
+    var all: [Int] {
+        var all: [Int] = []
+        order.forEach { all.append($0) }
+        return all
+    }
 }
