@@ -9,18 +9,23 @@ package typealias WorkQueue = RingQueue<any Runnable>
 /// nothing per item; an item moves in and out without reference-counting traffic beyond the one
 /// reference the queue holds (every hop to a context goes through one of these). A copied queue
 /// copies its buffer before either copy changes (copy on write), though no context copies one.
+///
+/// The buffer's class is not generic (``RingBuffer``): it holds the items as raw memory that this
+/// generic struct reads and writes as `Element`s. In an unoptimized build (tests, TSan) every use
+/// of a generic class costs a look-up of its metadata in the runtime, under a lock that the
+/// threads of a busy pool contend for; a non-generic class's metadata is a constant.
 @usableFromInline
 package struct RingQueue<Element: Sendable>: Sendable {
     /// Safety (`nonisolated(unsafe)`: `ManagedBuffer` is not `Sendable`): the buffer is reached
     /// only through this queue, which its owner guards (a lock, or one thread); a queue sent
     /// elsewhere takes its buffer along, and copies never share a buffer they change.
-    @usableFromInline nonisolated(unsafe) var ring: Ring?
+    @usableFromInline nonisolated(unsafe) var ring: RingBuffer?
 
     @inlinable package init() {}
 
     /// A queue with room for `capacity` items before it grows.
     @inlinable package init(capacity: Int) {
-        if capacity > 0 { ring = Ring.make(capacity: capacity) }
+        if capacity > 0 { ring = Self.makeBuffer(capacity: capacity) }
     }
 
     @inlinable package var count: Int { ring?.count ?? 0 }
@@ -31,27 +36,30 @@ package struct RingQueue<Element: Sendable>: Sendable {
     package mutating func append(_ item: consuming Element) {
         // `isKnownUniquelyReferenced` is false for `nil` too: one test covers "no buffer yet".
         if _slowPath(!isKnownUniquelyReferenced(&ring) || ring.unsafelyUnwrapped.isFull) { grow() }
-        ring.unsafelyUnwrapped.append(item)
+        let slot = ring.unsafelyUnwrapped.slotForAppend()
+        slot.assumingMemoryBound(to: Element.self).initialize(to: item)
     }
 
     @inlinable
-    package func peek() -> (Element)? {
-        guard let ring, ring.count > 0 else { return nil }
-        return ring.peek()
+    package func peek() -> Element? {
+        guard let ring, let slot = ring.firstSlot() else { return nil }
+        return slot.assumingMemoryBound(to: Element.self).pointee
     }
 
     @inlinable
-    package mutating func popFirst() -> (Element)? {
+    package mutating func popFirst() -> Element? {
         if _slowPath(!isKnownUniquelyReferenced(&ring)) {
             guard ring != nil else { return nil }
             grow()
         }
-        return ring.unsafelyUnwrapped.popFirstIfAny()
+        guard let slot = ring.unsafelyUnwrapped.slotForPopFirst() else { return nil }
+        return slot.assumingMemoryBound(to: Element.self).move()
     }
 
     /// Calls `body` with each queued item, oldest first.
     package func forEach(_ body: (Element) -> Void) {
-        ring?.forEach(body)
+        guard let ring else { return }
+        for index in 0..<ring.count { body(ring.slot(at: index).assumingMemoryBound(to: Element.self).pointee) }
     }
 
     /// Removes the first item that `matches`, if any; returns whether it did. The items behind it
@@ -59,119 +67,142 @@ package struct RingQueue<Element: Sendable>: Sendable {
     package mutating func remove(where matches: (Element) -> Bool) -> Bool {
         guard ring != nil else { return false }
         if !isKnownUniquelyReferenced(&ring) { grow() }
-        return ring.unsafelyUnwrapped.remove(where: matches)
+        let ring = self.ring.unsafelyUnwrapped
+        let count = ring.count
+        func element(_ index: Int) -> UnsafeMutablePointer<Element> {
+            ring.slot(at: index).assumingMemoryBound(to: Element.self)
+        }
+        guard let found = (0..<count).first(where: { matches(element($0).pointee) }) else { return false }
+        element(found).deinitialize(count: 1)
+        for index in found..<(count - 1) { element(index).initialize(to: element(index + 1).move()) }
+        ring.dropLast()
+        return true
     }
 
     /// Makes the buffer unique and not full: a new one, twice as large when full. Inlinable, so
-    /// that the items move with code specialized for their type (see `transfer`).
+    /// that the items move with code specialized for their type.
     @inlinable
     mutating func grow() {
         let moves = isKnownUniquelyReferenced(&ring)
         guard let old = ring else {
-            ring = Ring.make(capacity: 16)
+            ring = Self.makeBuffer(capacity: 16)
             return
         }
-        let capacity = old.withUnsafeMutablePointerToHeader { $0.pointee.capacity }
-        let new = Ring.make(capacity: old.isFull ? capacity * 2 : capacity)
-        old.transfer(to: new, moving: moves)
+        let new = Self.makeBuffer(capacity: old.isFull ? old.slots * 2 : old.slots)
+        for index in 0..<old.count {
+            let from = old.slot(at: index).assumingMemoryBound(to: Element.self)
+            new.slotForAppend().assumingMemoryBound(to: Element.self).initialize(to: moves ? from.move() : from.pointee)
+        }
+        if moves { old.dropAll() }
         ring = new
     }
 
-    @usableFromInline
-    struct Header {
-        @usableFromInline var head = 0
-        @usableFromInline var count = 0
-        /// A power of two.
-        @usableFromInline let capacity: Int
-        @usableFromInline init(capacity: Int) { self.capacity = capacity }
+    /// A buffer for at least `capacity` items (a power of two, 16 or more) that knows the items'
+    /// type, to destroy those it still holds when it is freed.
+    @inlinable
+    static func makeBuffer(capacity: Int) -> RingBuffer {
+        precondition(MemoryLayout<Element>.alignment <= MemoryLayout<Int>.alignment)
+        var size = 16
+        while size < capacity { size *= 2 }
+        let stride = MemoryLayout<Element>.stride
+        let words = (size * stride + MemoryLayout<Int>.stride - 1) / MemoryLayout<Int>.stride
+        let buffer = RingBuffer.create(minimumCapacity: words) { _ in
+            RingHeader(capacity: size, stride: stride, elementType: Element.self)
+        }
+        return unsafeDowncast(buffer, to: RingBuffer.self)
+    }
+}
+
+/// A ``RingBuffer``'s bookkeeping.
+@usableFromInline
+struct RingHeader {
+    @usableFromInline var head = 0
+    @usableFromInline var count = 0
+    /// A power of two.
+    @usableFromInline let capacity: Int
+    /// The items' stride in bytes.
+    @usableFromInline let stride: Int
+    /// The items' type: the buffer's `deinit` destroys the items left as this type.
+    @usableFromInline let elementType: Any.Type
+
+    @inlinable init(capacity: Int, stride: Int, elementType: Any.Type) {
+        self.capacity = capacity
+        self.stride = stride
+        self.elementType = elementType
+    }
+}
+
+/// A ``RingQueue``'s storage: `capacity` slots of raw memory, of which `count` from `head`
+/// (wrapping) hold items. It hands out slots; the queue reads and writes them as its `Element`.
+///
+/// Every access goes through `withUnsafeMutablePointers`: `header` itself is a class property,
+/// which pays the runtime's exclusivity check on each access (about 40 instructions a hop).
+@usableFromInline
+final class RingBuffer: ManagedBuffer<RingHeader, Int> {
+    @inlinable var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+
+    /// How many items fit.
+    @inlinable var slots: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
+    @inlinable var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
+
+    /// The slot `index` places after the head.
+    @inlinable
+    func slot(at index: Int) -> UnsafeMutableRawPointer {
+        withUnsafeMutablePointers { header, words in
+            let position = (header.pointee.head &+ index) & (header.pointee.capacity &- 1)
+            return UnsafeMutableRawPointer(words) + position &* header.pointee.stride
+        }
     }
 
-    /// The buffer: `capacity` slots, of which `count` from `head` (wrapping) are initialized.
-    ///
-    /// Every access goes through `withUnsafeMutablePointers`: `header` itself is a class property,
-    /// which pays the runtime's exclusivity check on each access (about 40 instructions a hop).
+    /// Counts one more item and returns its (uninitialized) slot. The buffer must not be full.
+    @inlinable
+    func slotForAppend() -> UnsafeMutableRawPointer {
+        withUnsafeMutablePointers { header, words in
+            let position = (header.pointee.head &+ header.pointee.count) & (header.pointee.capacity &- 1)
+            header.pointee.count &+= 1
+            return UnsafeMutableRawPointer(words) + position &* header.pointee.stride
+        }
+    }
+
+    /// The oldest item's slot, or `nil` when empty.
+    @inlinable
+    func firstSlot() -> UnsafeMutableRawPointer? {
+        withUnsafeMutablePointers { header, words in
+            header.pointee.count > 0 ? UnsafeMutableRawPointer(words) + header.pointee.head &* header.pointee.stride : nil
+        }
+    }
+
+    /// Counts the oldest item out and returns its slot, which still holds it (the caller moves it
+    /// out), or `nil` when empty.
+    @inlinable
+    func slotForPopFirst() -> UnsafeMutableRawPointer? {
+        withUnsafeMutablePointers { header, words in
+            guard header.pointee.count > 0 else { return nil }
+            let slot = UnsafeMutableRawPointer(words) + header.pointee.head &* header.pointee.stride
+            header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
+            header.pointee.count &-= 1
+            return slot
+        }
+    }
+
+    /// Counts the newest item out; its slot must already be uninitialized.
     @usableFromInline
-    final class Ring: ManagedBuffer<Header, Element> {
-        @inlinable
-        static func make(capacity: Int) -> Ring {
-            var size = 16
-            while size < capacity { size *= 2 }
-            let buffer = Ring.create(minimumCapacity: size) { _ in Header(capacity: size) }
-            return unsafeDowncast(buffer, to: Ring.self)
+    func dropLast() {
+        withUnsafeMutablePointerToHeader { $0.pointee.count -= 1 }
+    }
+
+    /// Counts every item out; their slots must already be uninitialized (moved out).
+    @usableFromInline
+    func dropAll() {
+        withUnsafeMutablePointerToHeader { $0.pointee.count = 0 }
+    }
+
+    deinit {
+        func destroyItems<Element>(of _: Element.Type) {
+            for index in 0..<count { slot(at: index).assumingMemoryBound(to: Element.self).deinitialize(count: 1) }
         }
-
-        @inlinable var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
-
-        @inlinable var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
-
-        @inlinable
-        func append(_ item: consuming Element) {
-            let slot = withUnsafeMutablePointers { header, slots in
-                let index = (header.pointee.head &+ header.pointee.count) & (header.pointee.capacity &- 1)
-                header.pointee.count &+= 1
-                return slots + index
-            }
-            slot.initialize(to: item)
-        }
-
-        @inlinable
-        func peek() -> Element {
-            withUnsafeMutablePointers { header, slots in slots[header.pointee.head] }
-        }
-
-        @inlinable
-        func popFirstIfAny() -> Element? {
-            withUnsafeMutablePointers { header, slots in
-                guard header.pointee.count > 0 else { return nil }
-                let item = (slots + header.pointee.head).move()
-                header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
-                header.pointee.count &-= 1
-                return item
-            }
-        }
-
-        /// Calls `body` with each item, oldest first.
-        func forEach(_ body: (Element) -> Void) {
-            withUnsafeMutablePointers { header, slots in
-                let (head, count, mask) = (header.pointee.head, header.pointee.count, header.pointee.capacity - 1)
-                for offset in 0..<count { body(slots[(head + offset) & mask]) }
-            }
-        }
-
-        /// Moves (or, unless `moving`, copies) every item, oldest first, into `other`. Inlinable,
-        /// so that a growing queue copies its items with specialized code (a fan-out's observers
-        /// are moved about 1.6 times each as their queue doubles).
-        @inlinable
-        func transfer(to other: Ring, moving: Bool) {
-            withUnsafeMutablePointers { header, slots in
-                let mask = header.pointee.capacity - 1
-                for offset in 0..<header.pointee.count {
-                    let slot = slots + ((header.pointee.head + offset) & mask)
-                    other.append(moving ? slot.move() : slot.pointee)
-                }
-                if moving { header.pointee.count = 0 }
-            }
-        }
-
-        func remove(where matches: (Element) -> Bool) -> Bool {
-            withUnsafeMutablePointers { header, slots in
-                let head = header.pointee.head, count = header.pointee.count, mask = header.pointee.capacity - 1
-                guard let offset = (0..<count).first(where: { matches(slots[(head + $0) & mask]) }) else { return false }
-                (slots + ((head + offset) & mask)).deinitialize(count: 1)
-                for index in offset..<(count - 1) {
-                    (slots + ((head + index) & mask)).initialize(to: (slots + ((head + index + 1) & mask)).move())
-                }
-                header.pointee.count -= 1
-                return true
-            }
-        }
-
-        deinit {
-            withUnsafeMutablePointers { header, slots in
-                let mask = header.pointee.capacity - 1
-                for offset in 0..<header.pointee.count { (slots + ((header.pointee.head + offset) & mask)).deinitialize(count: 1) }
-            }
-        }
+        destroyItems(of: header.elementType)
     }
 }
 

@@ -23,14 +23,14 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
 
     /// The items waiting, and what runs now.
     private struct Slots: Sendable {
-        var waiting = WorkQueue()
+        var waiting = RingQueue<Entry>()
         var running = 0
         var barrierRunning = false
 
         /// Takes the items that may start now: plain ones up to `width`, a barrier alone.
-        mutating func takeReady(width: Int) -> [any Runnable] {
-            var ready: [any Runnable] = []
-            while !barrierRunning, let head = waiting.peek() as? Entry {
+        mutating func takeReady(width: Int) -> [Entry] {
+            var ready: [Entry] = []
+            while !barrierRunning, let head = waiting.peek() {
                 if head.barrier {
                     guard running == 0 else { break }
                     barrierRunning = true
