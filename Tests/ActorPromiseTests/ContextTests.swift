@@ -47,7 +47,7 @@ struct ContextTests {
     func blockingWait() throws {
         let (promise, resolver) = Promise<Int>.pending()
         WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(9) })
-        #expect(try promise.wait(timeout: .seconds(10)) == 9)
+        #expect(try promise.wait(timeout: hangGuard) == 9)
         let (never, _keep) = Promise<Int>.pending()
         #expect { try never.wait(timeout: .milliseconds(10)) } throws: { ($0 as? PromiseError)?.code == .timedOut }
         _ = _keep
@@ -88,7 +88,7 @@ struct MainThreadWaitTests {
         let result = try await AsyncMutex.mainThread.withLock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 DispatchQueue.main.async {
-                    continuation.resume(with: Result { try chain.wait(timeout: .seconds(30)) })
+                    continuation.resume(with: Result { try chain.wait(timeout: hangGuard) })
                 }
             }
         }

@@ -72,7 +72,7 @@ struct FoundationContextTests {
         while queue.operationCount == 0 { await Task.yield() }
         queue.cancelAllOperations()
         queue.isSuspended = false
-        guard case .failure(let error) = await handler.timeout(after: .seconds(30)).outcome else {
+        guard case .failure(let error) = await handler.timeout(after: hangGuard).outcome else {
             Issue.record("a cancelled operation's handler ran")
             return
         }
@@ -109,7 +109,7 @@ struct FoundationContextTests {
             })
         }
         resolver.fulfill(0)
-        for handler in handlers { try await handler.timeout(after: .seconds(30)).value }
+        for handler in handlers { try await handler.timeout(after: hangGuard).value }
         stop.withLock { $0 = true }
         #expect(onThread.current)
         #expect(order.current == Array(0..<20))

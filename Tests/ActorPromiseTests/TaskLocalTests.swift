@@ -217,7 +217,7 @@ struct TaskLocalTests {
                 await Task.yield()
             }
         }
-        #expect(try await promise.timeout(after: .seconds(30)).value == 3)
+        #expect(try await promise.timeout(after: hangGuard).value == 3)
         await driver.value
         #expect(attempts.current == ["run", "run", "run"])
     }

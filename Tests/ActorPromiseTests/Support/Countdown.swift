@@ -18,7 +18,7 @@ final class Countdown: Sendable {
     }
 
     /// Waits for every tick; fails with `timedOut` instead of hanging if work was lost.
-    func wait() async throws { try await done.timeout(after: .seconds(30)).value }
+    func wait() async throws { try await done.timeout(after: hangGuard).value }
 }
 
 /// A one-shot gate a work item can block on (a pthread condition, so TSan models it).

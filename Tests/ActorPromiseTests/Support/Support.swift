@@ -20,6 +20,13 @@ extension LockedState where State == Int {
     func increment() -> Int { withLock { $0 += 1; return $0 } }
 }
 
+/// How long a test waits for something that must happen before it calls it lost: a guard that
+/// tells a hang from a slow run, not a time limit on the work. Generous, because the whole suite
+/// runs its tests side by side, in debug or TSan builds, on a machine with two cores that other
+/// jobs may share: a handler can wait behind the stress tests' millions of jobs on the same pool
+/// (loaded TSan runs measured 20–35 s for waits that take milliseconds alone).
+let hangGuard = Duration.seconds(120)
+
 struct TestError: Error, Equatable {
     var id = 0
 }
