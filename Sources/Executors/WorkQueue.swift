@@ -79,6 +79,24 @@ package struct RingQueue<Element: Sendable>: Sendable {
         return true
     }
 
+    /// Passes each item, oldest first, to `sieve`, which either hands it back to be kept or takes
+    /// it (returns `nil`). The kept items stay, in their order, in the same buffer: a fan-out's
+    /// pool observers stay in the queue they were registered in.
+    @inlinable
+    package mutating func sift(_ sieve: (consuming Element) -> Element?) {
+        guard ring != nil else { return }
+        if !isKnownUniquelyReferenced(&ring) { grow() }
+        let ring = self.ring.unsafelyUnwrapped
+        var kept = 0
+        for index in 0..<ring.count {
+            if let item = sieve(ring.slot(at: index).assumingMemoryBound(to: Element.self).move()) {
+                ring.slot(at: kept).assumingMemoryBound(to: Element.self).initialize(to: item)
+                kept += 1
+            }
+        }
+        ring.setCount(kept)
+    }
+
     /// Makes the buffer unique and not full: a new one, twice as large when full. Inlinable, so
     /// that the items move with code specialized for their type.
     @inlinable
@@ -194,8 +212,13 @@ final class RingBuffer: ManagedBuffer<RingHeader, Int> {
 
     /// Counts every item out; their slots must already be uninitialized (moved out).
     @usableFromInline
-    func dropAll() {
-        withUnsafeMutablePointerToHeader { $0.pointee.count = 0 }
+    func dropAll() { setCount(0) }
+
+    /// Makes the first `count` items from the head the queue's items; the slots past them must
+    /// already be uninitialized.
+    @inlinable
+    func setCount(_ count: Int) {
+        withUnsafeMutablePointerToHeader { $0.pointee.count = count }
     }
 
     deinit {

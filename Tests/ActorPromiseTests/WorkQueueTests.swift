@@ -1,7 +1,7 @@
 import Testing
 @testable import ActorPromiseExecutors
 
-/// The intrusive FIFO every context queues its work in, against an array as a model.
+/// The ring-buffer FIFO every context queues its work in, against an array as a model.
 @Suite("Work queue")
 struct WorkQueueTests {
     final class Item: WorkItem, @unchecked Sendable {
@@ -71,5 +71,28 @@ struct WorkQueueTests {
             queue.append(Item(5))
         }
         #expect(left == nil)
+    }
+
+    @Test("sift keeps the items handed back, in order and in place, and gives the rest to the sieve", arguments: [0, 5, 13])
+    func sift(rotation: Int) {
+        var queue = WorkQueue()
+        // Pops first, so that the items wrap around the end of the ring.
+        for step in 0..<rotation { queue.append(Item(-step)) }
+        for _ in 0..<rotation { _ = queue.popFirst() }
+        let items = (0..<12).map(Item.init)
+        for item in items { queue.append(item) }
+        var taken: [Int] = []
+        queue.sift { item in
+            let number = (item as! Item).number
+            if number % 3 == 0 { return item }
+            taken.append(number)
+            return nil
+        }
+        #expect(taken == [1, 2, 4, 5, 7, 8, 10, 11])
+        #expect(queue.count == 4)
+        queue.append(Item(12))
+        var left: [Int] = []
+        while let item = queue.popFirst() as? Item { left.append(item.number) }
+        #expect(left == [0, 3, 6, 9, 12])
     }
 }

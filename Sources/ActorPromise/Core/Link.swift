@@ -20,7 +20,7 @@ struct Link: ~Copyable {
     // settling thread, before submission to the context); the runner reads and empties them on the
     // context's thread, after the context took the promise. Nothing else touches them.
 
-    /// Where the handler runs; dropped at the hand-over unless it is the worker pool (L1).
+    /// Where the handler runs; moved out at the hand-over (L1).
     @usableFromInline var context: (any ExecutionContext)?
     /// Runs the handler: reads the parent's outcome, calls ``body``, settles the child.
     @usableFromInline var runner: (@Sendable (AnyObject) -> Void)?
@@ -131,7 +131,8 @@ extension PromiseCore: Runnable, OutcomeObserver {
     /// which wraps it in an allocated reabstraction thunk: `if let` reads it as stored.)
     @usableFromInline
     nonisolated func run() {
-        if let runner = link.runner { runner(self) }
+        // Moved out, not copied: the runner empties the rest of the link.
+        if let runner = link.runner.take() { runner(self) }
     }
 
     /// A context dropped the handler without running it: nothing else can settle this promise.

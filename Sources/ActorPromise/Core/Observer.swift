@@ -13,7 +13,7 @@ protocol OutcomeObserver: Runnable {
 
     /// Hands the observer its settled `source` and returns the context to submit it to. The
     /// observer no longer holds that context afterwards (L1: work queued on a context must not
-    /// keep it alive), unless it is the worker pool, which lives as long as the process.
+    /// keep it alive).
     func handOver(from source: AnyObject) -> any ExecutionContext
 
     /// Makes the observer, about to run alone on the pool, the last of its delivery: once it has
@@ -182,32 +182,31 @@ struct ObserverList<Value: Sendable>: Sendable {
     @inlinable
     mutating func deliver(from source: PromiseCore<Value>, holdsDelivery: Bool) {
         // Moved out of the list, so each observer is handed on without a retain of its own.
-        switch storage.take() {
-        case nil:
-            return
+        guard let taken = storage.take() else { return }
+        switch consume taken {
         case .one(let observer):
             let context = observer.handOver(from: source)
             if holdsDelivery, let pool = asWorkerPool(context) {
                 observer.endsDeliveryWhenRun()
-                pool.take(observer)
+                pool.take(consume observer)
                 return
             }
-            context.submit(observer)
+            context.submit(consume observer)
             if holdsDelivery { source.endDelivery() }
         case .many(var observers):
+            // The pool's observers stay in the list, which becomes the pool job: no second queue.
             var pool: WorkerPool?
-            var pooled = RingQueue<any OutcomeObserver>(capacity: observers.count)
-            while let observer = observers.popFirst() {
+            observers.sift { observer in
                 let context = observer.handOver(from: source)
                 if let candidate = asWorkerPool(context), pool == nil || pool === candidate {
-                    pool = candidate
-                    pooled.append(observer)
-                } else {
-                    context.submit(observer)
+                    if pool == nil { pool = candidate }
+                    return observer
                 }
+                context.submit(observer)
+                return nil
             }
             if let pool {
-                pool.take(DeliveryGroup(pooled, source: holdsDelivery ? source : nil))
+                pool.take(DeliveryGroup(observers, source: holdsDelivery ? source : nil))
             } else if holdsDelivery {
                 source.endDelivery()
             }
@@ -215,15 +214,13 @@ struct ObserverList<Value: Sendable>: Sendable {
     }
 }
 
-/// The context an observer runs on, at its hand-over: returned, and dropped from `slot` unless it
-/// is the worker pool (L1: work queued on a context must not keep it alive; a pool lives as long
-/// as the process, so keeping it spares the path every link takes a release). Every observer
-/// kind hands its context over through this.
+/// The context an observer runs on, at its hand-over: moved out of `slot` and returned (L1: work
+/// queued on a context must not keep it alive). Every observer kind hands its context over
+/// through this. Moved, not copied: the delivery's one release of it is the only
+/// reference-counting traffic the context sees on the way.
 @inlinable @inline(__always)
 func handOverContext(_ slot: inout (any ExecutionContext)?) -> any ExecutionContext {
-    let context = slot.unsafelyUnwrapped
-    if asWorkerPool(context) == nil { slot = nil }
-    return context
+    slot.take().unsafelyUnwrapped
 }
 
 /// `context` as a worker pool, by an exact type check (`WorkerPool` is final): much cheaper than

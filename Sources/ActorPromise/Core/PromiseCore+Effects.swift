@@ -14,10 +14,10 @@ extension PromiseCore {
                 if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
             }
         }
-        if !effects.observers.isEmpty {
-            // Moved out, not copied (a retain and a release per observer), and the closure
-            // captures only what it needs: capturing `effects` would copy all of it.
-            var observers = effects.observers.take()
+        // Moved out, not copied (a retain and a release per observer), and the closure
+        // captures only what it needs: capturing `effects` would copy all of it.
+        var observers = effects.observers.take()
+        if !observers.isEmpty {
             let holdsDelivery = effects.holdsDelivery
             if holdsDelivery, observers.count == 1 {
                 // One observer, off this thread (a delivery is held only for those): nothing runs

@@ -44,7 +44,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
         schedule = LockedState(PoolSchedule(workerCount: self.threadCount), conditions: self.threadCount)
         for index in 0..<self.threadCount {
             // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
-            // lives as long as the process, so `ThreadState.pool` may refer to it unowned.
+            // lives as long as the process.
             startThread(named: "\(name).\(index)") { self.workerLoop(index) }
         }
     }
@@ -59,7 +59,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
     @usableFromInline package func take(_ item: consuming any Runnable) {
         var item = Optional(item)
         ThreadState.withCurrent { thread in
-            guard thread.pool === self, case .none = thread.nextSlot else { return }
+            guard thread.pool == ObjectIdentifier(self), case .none = thread.nextSlot else { return }
             thread.nextSlot = item.take()
         }
         guard let item else { return }
@@ -114,7 +114,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     private func workerLoop(_ index: Int) -> Never {
         let thread = ThreadState.current
-        thread.pool = self
+        thread.pool = ObjectIdentifier(self)
         var backOff = SearchBackOff()
         while true {
             if let item = thread.nextSlot.take() {
@@ -171,5 +171,5 @@ extension WorkerPool: TaskExecutor {
     }
 
     /// Whether the calling thread is one of this pool's threads.
-    public var isCurrent: Bool { ThreadState.current.pool === self }
+    public var isCurrent: Bool { ThreadState.current.pool == ObjectIdentifier(self) }
 }

@@ -13,12 +13,10 @@ package final class ThreadState {
     @exclusivity(unchecked) package var inlineQueue = WorkQueue()
     /// Whether an inline drain loop is running on this thread.
     @exclusivity(unchecked) package var isDraining = false
-    /// The pool whose worker this thread is, if any.
-    ///
-    /// `unowned(unsafe)` (no reference counting on the path every submission takes) is safe
-    /// because it is set only by a worker thread of that pool, whose body holds the pool strongly
-    /// and never returns: the pool outlives this thread's state.
-    @exclusivity(unchecked) package unowned(unsafe) var pool: WorkerPool?
+    /// The pool whose worker this thread is, if any: its identity only, which is all the
+    /// questions asked of it need ("is this thread one of that pool's?"), and which takes no
+    /// reference-counting traffic to compare on the path every link takes.
+    @exclusivity(unchecked) package var pool: ObjectIdentifier?
     /// A continuation submitted by the running job to this thread's own pool.
     @exclusivity(unchecked) package var nextSlot: (any Runnable)?
     /// Identity of the state actor whose gate this thread holds, if any.
