@@ -60,10 +60,10 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        _ body: @escaping @Sendable (Value) throws -> U
+        _ body: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
         derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: body) }
     }
@@ -82,10 +82,10 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        _ body: @escaping @Sendable (Value) throws -> Void
+        _ body: consuming @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
         derive(site: PromiseSite(fileID: fileID, line: line)) { Link.voidThen(context: context, taskLocals: $0, body: body) }
     }
@@ -108,10 +108,10 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        _ body: @escaping @Sendable (Value) throws -> Promise<U>
+        _ body: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
         derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: body) }
     }
@@ -131,7 +131,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func then<U: Sendable>(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         onFulfilled: @escaping @Sendable (Value) throws -> U,
@@ -159,10 +159,10 @@ extension Promise {
     /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
     @inlinable @discardableResult @_disfavoredOverload
     public func map<U: Sendable>(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        _ transform: @escaping @Sendable (Value) throws -> U
+        _ transform: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
         derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: transform) }
     }
@@ -177,10 +177,10 @@ extension Promise {
     /// - Returns: A new promise, a child of this one; rejected as this one is, skipping `transform`.
     @inlinable @discardableResult @_disfavoredOverload
     public func flatMap<U: Sendable>(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
-        _ transform: @escaping @Sendable (Value) throws -> Promise<U>
+        _ transform: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
         derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: transform) }
     }
