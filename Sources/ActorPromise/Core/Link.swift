@@ -30,6 +30,19 @@ struct Link: ~Copyable {
     /// A link with nothing to run: a promise made by a resolver, or one whose handler has run.
     @inlinable init() {}
 
+    /// Moves the handler out, as the `Body` it was stored as (see ``ErasedClosure``), and leaves
+    /// the slot empty: the handler changes hands without reference counting (a copy and the
+    /// release of the original cost a retain and a release per link).
+    @inlinable @inline(__always)
+    mutating func takeBody<Body>(as _: Body.Type) -> Body {
+        withUnsafeMutablePointer(to: &body) { slot in
+            // `Body` has an `ErasedClosure`'s layout, which a non-`nil` optional of it shares.
+            let moved = slot.withMemoryRebound(to: Body.self, capacity: 1) { $0.move() }
+            slot.initialize(to: nil)
+            return moved
+        }
+    }
+
     /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
     ///   where the handler was registered, captured by `derive` before anything else.
     @inlinable
@@ -162,22 +175,27 @@ extension PromiseCore: Runnable, OutcomeObserver {
     @usableFromInline
     nonisolated func endsDeliveryWhenRun() { endsDelivery = true }
 
-    /// The parent, which delivered its outcome to this promise's handler. This promise holds it
-    /// for as long as it lives.
+    /// Calls `body` with the parent, which delivered its outcome to this promise's handler,
+    /// without taking a reference: this promise holds its parent for as long as it lives
+    /// (`parent` is emptied only by `deinit`), so the parent outlives the call. (Reading `parent`
+    /// as a value retains it, because it is a `var`; a handler's run reads it up to twice.)
     @inlinable @inline(__always)
-    nonisolated func source<In: Sendable>(_: In.Type) -> PromiseCore<In> {
-        unsafeDowncast(parent.unsafelyUnwrapped as AnyObject, to: PromiseCore<In>.self)
+    nonisolated func withSource<In: Sendable, Result>(_: In.Type, _ body: (PromiseCore<In>) -> Result) -> Result {
+        // The first word of an `(any PromiseNode)?` that is not `nil` is the object.
+        let object = withUnsafeMutablePointer(to: &parent) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
+        return Unmanaged<PromiseCore<In>>.fromOpaque(object)._withUnsafeGuaranteedRef(body)
     }
 
-    /// Runs the handler stored as `Body`, then empties the link and ends the parent's delivery if
-    /// this handler was the last of it (R2).
+    /// Runs the handler stored as `Body`, then ends the parent's delivery if this handler was the
+    /// last of it (R2). The link is empty by then: the context left at the hand-over, the runner
+    /// when `run()` called it, the handler here.
     @inlinable @inline(__always)
     nonisolated func runHandler<In: Sendable, Body>(_: In.Type, as _: Body.Type, _ work: (PromiseCore<Value>, Body) -> Void) {
-        let body = link.body.unsafelyUnwrapped.load(as: Body.self)
+        let body = link.takeBody(as: Body.self)
+        link.context = nil
         let endsDelivery = self.endsDelivery
-        link = Link()
         work(self, body)
-        if endsDelivery { source(In.self).endDelivery() }
+        if endsDelivery { withSource(In.self) { $0.endDelivery() } }
     }
 
     /// The parent's outcome, unless this promise was settled (cancelled) meanwhile: a promise
@@ -185,7 +203,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     @inlinable @inline(__always)
     nonisolated func outcomeForRun<In: Sendable>(_: In.Type) -> Outcome<In>? {
         guard !isSettled else { return nil }
-        return source(In.self).machine.outcome
+        return withSource(In.self) { $0.machine.outcome }
     }
 
     /// The outcome for a handler that observes errors (R5b): the parent's, or this promise's
@@ -193,7 +211,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     /// way; what it returns is ignored by a promise that is already settled.
     @inlinable @inline(__always)
     nonisolated func outcomeObservingCancellation<In: Sendable>(_: In.Type) -> Outcome<In>? {
-        guard isSettled else { return source(In.self).machine.outcome }
+        guard isSettled else { return withSource(In.self) { $0.machine.outcome } }
         guard case .failure(let error)? = settledOutcome else { return nil }
         return .failure(error)
     }
