@@ -22,24 +22,27 @@ public final class SerialQueue: ExecutionContext, Sendable {
     private let batchLimit = 64
     private let drain = Drain()
 
-    /// The pool job that runs a batch of the queue. While the queue has work scheduled, `owner`
-    /// holds the queue strongly (a deliberate cycle, broken when the queue runs dry), so that a
-    /// queue released with work pending lives until that work has run.
     /// The items waiting, and whether a drain is scheduled to run them.
     private struct Pending: Sendable {
         var queue = WorkQueue()
         var isScheduled = false
     }
 
+    /// The pool job that runs a batch of the queue. While the queue has work scheduled, the queue
+    /// is held strongly — by `owner` until the batch starts, then by the running batch — so that
+    /// a queue released with work pending lives until that work has run (a deliberate cycle,
+    /// broken when the queue runs dry).
     private final class Drain: WorkItem, @unchecked Sendable {
-        // Safety: `owner` is written inside the queue's `state.withLock`, and read by `run()`
-        // after the pool hands the item back, which orders it after the write that scheduled it.
+        // Safety: one batch is scheduled at a time. `owner` is set before the drain is handed to
+        // the pool (by `submit`, inside the queue's `state.withLock`, or by a batch that schedules
+        // the next one), and taken by `run()` after the pool hands the drain back, which orders
+        // the two; nothing else touches it while a batch is scheduled.
         @exclusivity(unchecked) var owner: SerialQueue?
 
         override func run() {
-            guard let queue = owner else { return }
-            // `queue` is a strong local: the queue outlives this batch even if the batch drops
-            // `owner` and nobody else holds the queue.
+            // Moved out, not copied: the batch holds the queue (so it outlives the batch even if
+            // nobody else does), and hands it back to `owner` only if it schedules another batch.
+            guard let queue = owner.take() else { return }
             queue.runBatch()
         }
     }
@@ -56,8 +59,16 @@ public final class SerialQueue: ExecutionContext, Sendable {
 
     /// Queues `item` behind everything already submitted.
     public func submit(_ item: any Runnable) {
+        take(item)
+    }
+
+    /// ``submit(_:)`` for a caller that hands over its own reference to `item`: it moves into the
+    /// queue without a retain.
+    private func take(_ item: consuming any Runnable) {
+        // Moved into the queue (a `let` captured by the closure would be copied).
+        var item = Optional(item)
         let schedule = state.withLock { pending -> Bool in
-            pending.queue.append(item)
+            pending.queue.append(item.take().unsafelyUnwrapped)
             guard !pending.isScheduled else { return false }
             pending.isScheduled = true
             drain.owner = self
@@ -67,8 +78,8 @@ public final class SerialQueue: ExecutionContext, Sendable {
     }
 
     /// Queues a closure; the same as submitting a ``ClosureWorkItem``.
-    public func async(_ body: @escaping @Sendable () -> Void) {
-        submit(ClosureWorkItem(body))
+    public func async(_ body: consuming @escaping @Sendable () -> Void) {
+        take(ClosureWorkItem(body))
     }
 
     /// Whether the calling code runs on this queue right now.
@@ -81,7 +92,6 @@ public final class SerialQueue: ExecutionContext, Sendable {
                 let next = state.withLock { pending -> (any Runnable)? in
                     guard let item = pending.queue.popFirst() else {
                         pending.isScheduled = false
-                        drain.owner = nil
                         return nil
                     }
                     return item
@@ -90,6 +100,7 @@ public final class SerialQueue: ExecutionContext, Sendable {
                 item.run()
             }
             // Let other queues' work in, then continue.
+            drain.owner = self
             pool.submit(drain)
         }
     }

@@ -57,13 +57,14 @@ public final class WorkerPool: ExecutionContext, Sendable {
     /// ``submit(_:)`` for a caller that hands over its own reference to `item` (the promise core
     /// delivering an observer): it moves into the pool without a retain.
     @usableFromInline package func take(_ item: consuming any Runnable) {
+        // Moved at every step (a `let` captured by the closures below would be copied).
         var item = Optional(item)
         ThreadState.withCurrent { thread in
             guard thread.pool == ObjectIdentifier(self), case .none = thread.nextSlot else { return }
             thread.nextSlot = item.take()
         }
-        guard let item else { return }
-        if let worker = withSchedule({ $0.submit(item) }) { schedule.signal(worker) }
+        guard item != nil else { return }
+        if let worker = withSchedule({ $0.submit(item.take().unsafelyUnwrapped) }) { schedule.signal(worker) }
     }
 
     /// Runs `body` on the schedule under the lock, and publishes whether the queue holds work.
