@@ -37,13 +37,14 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
 
 extension PromiseTaskLocals {
     // Inlinable and not variadic, so that they are specialized where they are called: with no key
-    // registered, `body` comes back as it went in, with no reabstraction thunk around it. (A
-    // variadic-generic version wrapped every lazy body in two thunks, each an allocation: W5x
-    // paid about 5,000 instructions per await for it.)
+    // registered, `body` comes back as it went in. (A variadic-generic version wrapped every lazy
+    // body in two reabstraction thunks, each an allocation: W5x paid about 5,000 instructions per
+    // await for it. The generic forms below still wrap closures whose types differ from their
+    // maximally abstract shape; hot paths get an overload of their own.)
 
     /// `body`, made to run with the task-local values bound here; `body` itself when no key is
     /// registered.
-    @inlinable
+    @inlinable @inline(__always)
     static func carrying<Argument, Result>(
         _ body: @escaping @Sendable (Argument) throws -> Result
     ) -> @Sendable (Argument) throws -> Result {
@@ -52,7 +53,7 @@ extension PromiseTaskLocals {
     }
 
     /// The non-throwing form of ``carrying(_:)-(_)``.
-    @inlinable
+    @inlinable @inline(__always)
     static func carrying<Argument, Result>(
         _ body: @escaping @Sendable (Argument) -> Result
     ) -> @Sendable (Argument) -> Result {
@@ -60,8 +61,20 @@ extension PromiseTaskLocals {
         return { argument in captured.bind { body(argument) } }
     }
 
+    /// The form for a lazy body. Its own overload, not the generic one: passing a closure as
+    /// `(Argument) throws -> Result` wraps it in a reabstraction thunk and the result in another
+    /// (an allocation each) even where the call is specialized; `Resolver<Value>` is a class, so
+    /// this signature needs none (W5x: two allocations per lazy promise fewer).
+    @inlinable @inline(__always)
+    static func carrying<Value>(
+        _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
+    ) -> @Sendable (Resolver<Value>) throws -> Void {
+        guard let captured = capture() else { return body }
+        return { resolver in try captured.bind { try body(resolver) } }
+    }
+
     /// The form for a closure without arguments (`onCancel`).
-    @inlinable
+    @inlinable @inline(__always)
     static func carrying(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         guard let captured = capture() else { return body }
         return { captured.bind { body() } }
