@@ -48,10 +48,10 @@ package struct RingQueue<Element: Sendable>: Sendable {
 
     @inlinable
     package mutating func popFirst() -> Element? {
-        if _slowPath(!isKnownUniquelyReferenced(&ring)) {
-            guard ring != nil else { return nil }
-            grow()
-        }
+        // An empty queue is answered without the uniqueness test (a drain's last look, an idle
+        // worker's): nothing is changed.
+        guard count > 0 else { return nil }
+        if _slowPath(!isKnownUniquelyReferenced(&ring)) { grow() }
         guard let slot = ring.unsafelyUnwrapped.slotForPopFirst() else { return nil }
         return slot.assumingMemoryBound(to: Element.self).move()
     }

@@ -181,9 +181,10 @@ extension PromiseCore: Runnable, OutcomeObserver {
     /// as a value retains it, because it is a `var`; a handler's run reads it up to twice.)
     @inlinable @inline(__always)
     nonisolated func withSource<In: Sendable, Result>(_: In.Type, _ body: (PromiseCore<In>) -> Result) -> Result {
-        // The first word of an `(any PromiseNode)?` that is not `nil` is the object.
-        let object = withUnsafeMutablePointer(to: &parent) { UnsafeRawPointer($0).load(as: UnsafeRawPointer.self) }
-        return Unmanaged<PromiseCore<In>>.fromOpaque(object)._withUnsafeGuaranteedRef(body)
+        // A read, not an `inout` access: the parent is read by other threads meanwhile. The copy
+        // ends at once, so the optimizer drops its retain and release.
+        let parent = Unmanaged.passUnretained(unsafeDowncast(parent.unsafelyUnwrapped as AnyObject, to: PromiseCore<In>.self))
+        return parent._withUnsafeGuaranteedRef(body)
     }
 
     /// Runs the handler stored as `Body`, then ends the parent's delivery if this handler was the

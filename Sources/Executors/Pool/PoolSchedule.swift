@@ -25,7 +25,7 @@ package struct PoolSchedule: Sendable {
     /// (Waking the one that parked last looked kinder to caches, but in the W1 chain it made the
     /// whole process 20–30% slower on a 2-core machine: the same worker kept sharing a core with
     /// the thread that fed it.)
-    private var sleepers: SleeperQueue
+    private var sleepers: RingQueue<Int>
     /// Workers searching: spinning, or woken and not yet running a job.
     package private(set) var searching = 0
     /// How many workers the pool has.
@@ -33,7 +33,7 @@ package struct PoolSchedule: Sendable {
 
     package init(workerCount: Int) {
         self.workerCount = workerCount
-        sleepers = SleeperQueue(capacity: workerCount)
+        sleepers = RingQueue(capacity: workerCount)
     }
 
     /// What a worker that asked for work does next.
@@ -90,51 +90,25 @@ package struct PoolSchedule: Sendable {
         return .park
     }
 
-    /// Whether `worker` is parked (not yet woken).
-    package func isParked(_ worker: Int) -> Bool { sleepers.contains(worker) }
+    /// Whether `worker` is parked (not yet woken): a scan of the parked workers, asked only by a
+    /// thread that wakes up.
+    package func isParked(_ worker: Int) -> Bool {
+        var found = false
+        sleepers.forEach { if $0 == worker { found = true } }
+        return found
+    }
 
     /// The parked workers, longest parked first.
-    package var parked: [Int] { sleepers.all }
+    package var parked: [Int] {
+        var parked: [Int] = []
+        sleepers.forEach { parked.append($0) }
+        return parked
+    }
 
     /// Takes the worker that has been parked longest; it counts as searching until it takes a job.
     private mutating func wakeOne() -> Int? {
-        guard let worker = sleepers.removeFirst() else { return nil }
+        guard let worker = sleepers.popFirst() else { return nil }
         searching += 1
         return worker
-    }
-}
-
-/// The parked workers in the order they parked: a ``RingQueue`` of worker numbers and a flag per
-/// worker, so that parking and waking (on every idle hand-off) move no array elements and asking
-/// whether a worker sleeps costs one look-up.
-struct SleeperQueue: Sendable {
-    private var order: RingQueue<Int>
-    private var isAsleep: [Bool]
-
-    init(capacity: Int) {
-        order = RingQueue(capacity: capacity)
-        isAsleep = Array(repeating: false, count: capacity)
-    }
-
-    var count: Int { order.count }
-
-    func contains(_ worker: Int) -> Bool { isAsleep[worker] }
-
-    /// Adds `worker`, which is awake (a worker parks once before it is woken).
-    mutating func append(_ worker: Int) {
-        order.append(worker)
-        isAsleep[worker] = true
-    }
-
-    mutating func removeFirst() -> Int? {
-        guard let worker = order.popFirst() else { return nil }
-        isAsleep[worker] = false
-        return worker
-    }
-
-    var all: [Int] {
-        var all: [Int] = []
-        order.forEach { all.append($0) }
-        return all
     }
 }
