@@ -88,7 +88,8 @@ public struct Promise<Value: Sendable>: Sendable {
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
         Promise(core: PromiseCore(
-            PromiseStateMachine(hook: .lazy(PromiseTaskLocals.carrying(body))), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line)))
+            PromiseStateMachine(hook: .lazy), tracksInterest: tracksInterest,
+            link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body)))), site: PromiseSite(fileID: fileID, line: line)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this

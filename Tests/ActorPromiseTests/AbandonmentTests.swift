@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import ActorPromise
 
@@ -69,5 +70,40 @@ struct AbandonmentTests {
     func lazyThrows() async throws {
         let promise = Promise<Int>.lazy { _ in throw TestError(id: 10) }
         await #expect(throws: TestError(id: 10)) { try await promise.value }
+    }
+
+    @Test("R10 R6 a lazy promise observed from two threads while a third cancels it: the body runs at most once, a handler it registers runs exactly when it ran, every observer hears the cancellation")
+    func lazyRacingCancel() async throws {
+        for _ in 0..<2_000 {
+            let runs = Locked(0), stopped = Locked(0)
+            // Kept, so that the promise is not abandoned (R8) before the cancel reaches it.
+            let kept = Locked<Resolver<Int>?>(nil)
+            let promise = Promise<Int>.lazy { resolver in
+                runs.increment()
+                // Never fulfilled: whether the cancel finds it pending or already cancelled, the
+                // handler runs once (at once in the second case).
+                resolver.onCancel { stopped.increment() }
+                kept.withLock { $0 = resolver }
+            }
+            let observers = Locked<[Promise<Int>]>([])
+            DispatchQueue.concurrentPerform(iterations: 3) { index in
+                if index == 2 {
+                    promise.cancel()
+                } else {
+                    let observer = promise.then(on: .inline) { $0 }
+                    observers.withLock { $0.append(observer) }
+                }
+            }
+            for observer in observers.current {
+                let outcome = await observer.timeout(after: hangGuard).outcome
+                guard case .failure(let error) = outcome else {
+                    Issue.record("an observer was fulfilled")
+                    continue
+                }
+                #expect(error.isCancellation)
+            }
+            #expect(runs.current <= 1)
+            #expect(stopped.current == runs.current, "the body's cancel handler runs exactly when the body ran")
+        }
     }
 }

@@ -30,6 +30,10 @@ struct Link: ~Copyable {
     /// A link with nothing to run: a promise made by a resolver, or one whose handler has run.
     @inlinable init() {}
 
+    /// The link of a lazy promise: its body waits in the handler slot, which a promise made with
+    /// a resolver never uses for a handler (see `CoreHooks`).
+    @inlinable init(lazyBody: consuming ErasedClosure) { body = lazyBody }
+
     /// Moves the handler out, as the `Body` it was stored as (see ``ErasedClosure``), and leaves
     /// the slot empty: the handler changes hands without reference counting (a copy and the
     /// release of the original cost a retain and a release per link).

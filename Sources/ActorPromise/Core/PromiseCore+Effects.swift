@@ -4,11 +4,11 @@ extension PromiseCore {
     /// Carries out what a transition decided, with the gate already left.
     @inlinable
     nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
-        // The rare effects (lazy body, cancellation, adoption) share one box: the common path
-        // tests it once.
+        // The lazy body waits in the promise's hook store (see `CoreHooks`); the rare effects
+        // (cancellation, adoption) share one box: the common path tests a bit and the box once.
+        if effects.runsLazyBody { runLazyBody(link.takeBody(as: LazyBody<Value>.self).run) }
         let rare = effects.rare
         if let rare {
-            if let body = rare.lazyBody { runLazyBody(body) }
             if let cancellation = rare.cancellation {
                 if let handler = cancellation.handler { handler() }
                 if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }

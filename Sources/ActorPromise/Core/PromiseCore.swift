@@ -196,7 +196,8 @@ extension PromiseCore {
         // `isIsolatingCurrentContext`, which answers from the thread's gate record.
         assumeIsolated { _ in }
         #endif
-        let effects = machine.apply(op, tree: &tree)
+        var hooks = CoreHooks(core: self)
+        let effects = machine.apply(op, tree: &tree, hooks: &hooks)
         if effects.status != status.load(ordering: .relaxed) { status.store(effects.status, ordering: .releasing) }
         return effects
     }
@@ -271,4 +272,30 @@ extension PromiseCore {
     nonisolated var anyOutcome: Outcome<any Sendable>? {
         settledOutcome.map { $0.map { $0 as any Sendable } }
     }
+}
+
+/// A promise's ``HookStore``: the handler slot of its link. Only a derived promise uses the slot
+/// for a handler, and a derived promise has no hook (no lazy body; no resolver to register a
+/// cancellation handler), so the two never meet. The state machine reaches the store under the
+/// gate, and only when its `hook` says a closure is there; `carryOut` takes a lazy body out after
+/// the machine has handed it out, before the body makes the resolver through which anything else
+/// could reach the store.
+@usableFromInline
+struct CoreHooks<Value: Sendable>: HookStore {
+    /// The promise whose gate is held while this store is used: alive throughout.
+    @usableFromInline unowned(unsafe) let core: PromiseCore<Value>
+
+    @inlinable init(core: PromiseCore<Value>) { self.core = core }
+
+    @inlinable
+    mutating func put(_ closure: consuming ErasedClosure) { core.link.body = closure }
+
+    @inlinable
+    mutating func take<Body>(as _: Body.Type) -> Body? {
+        guard core.link.body != nil else { return nil }
+        return core.link.takeBody(as: Body.self)
+    }
+
+    @inlinable
+    mutating func drop() { core.link.body = nil }
 }

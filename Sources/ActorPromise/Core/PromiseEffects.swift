@@ -11,7 +11,7 @@
 struct PromiseEffects<Value: Sendable>: Sendable {
     /// The observers to hand the outcome to (the promise is settled when this is not empty).
     @usableFromInline var observers = ObserverList<Value>()
-    /// Lazy body, cancellation and adoption work: rare, so kept out of line.
+    /// Cancellation and adoption work: rare, so kept out of line.
     @usableFromInline var rare: RareEffects<Value>?
     /// What else to do (see the accessors below): one byte, not four `Bool`s, keeps the struct
     /// small enough to travel in registers.
@@ -36,6 +36,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
         @inlinable static var reattach: Work { Work(rawValue: 4) }
         /// The observers are a delivery that must end with `.endDelivery` (R2).
         @inlinable static var holdsDelivery: Work { Work(rawValue: 8) }
+        /// The lazy body is to run: `carryOut` takes it from the promise's hook store (R10).
+        @inlinable static var lazyBody: Work { Work(rawValue: 16) }
     }
 
     /// Whether this transition settled the promise.
@@ -46,19 +48,15 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @inlinable var reattach: Bool { get { work.contains(.reattach) } set { set(.reattach, newValue) } }
     /// The observers are a delivery that must end with `.endDelivery` (R2).
     @inlinable var holdsDelivery: Bool { get { work.contains(.holdsDelivery) } set { set(.holdsDelivery, newValue) } }
+    /// Whether the lazy body is to run, handed out with the first observer (R10). It waits in the
+    /// promise's hook store, where `carryOut` takes it: it travels in no box.
+    @inlinable var runsLazyBody: Bool { get { work.contains(.lazyBody) } set { set(.lazyBody, newValue) } }
 
     @inlinable mutating func set(_ item: Work, _ on: Bool) {
         work = Work(rawValue: on ? work.rawValue | item.rawValue : work.rawValue & ~item.rawValue)
     }
 
     @inlinable init() {}
-
-    /// The body of a lazy promise, handed out with its first observer (R10).
-    @inlinable
-    var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)? {
-        get { rare?.lazyBody }
-        set { rareBox().lazyBody = newValue }
-    }
 
     @inlinable
     var cancellation: CancelEffects? {
@@ -86,15 +84,14 @@ struct PromiseEffects<Value: Sendable>: Sendable {
 final class RareEffects<Value: Sendable>: @unchecked Sendable {
     // Safety: written only by the transition that creates the box, under the state actor's gate,
     // and read after the gate is left by the thread that carries the effects out. One thread at a
-    // time, so the runtime's exclusivity check (five per lazy `await`) is off.
-    @usableFromInline @exclusivity(unchecked) var lazyBody: (@Sendable (Resolver<Value>) throws -> Void)?
+    // time, so the runtime's exclusivity check is off.
     @usableFromInline @exclusivity(unchecked) var cancellation: CancelEffects?
     @usableFromInline @exclusivity(unchecked) var adoption: AdoptionEffects<Value>?
 
     @inlinable init() {}
 }
 
-/// What a cancellation decided (see ``PromiseStateMachine/cancel(reason:tree:)``).
+/// What a cancellation decided (see ``PromiseStateMachine/cancel(reason:tree:hooks:)``).
 @usableFromInline
 final class CancelEffects: Sendable {
     /// The children to cancel in turn.

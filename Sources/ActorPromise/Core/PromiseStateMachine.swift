@@ -13,16 +13,20 @@
 struct PromiseStateMachine<Value: Sendable> {
     /// What the promise does at a moment of its life other than settling. At most one at a time:
     /// a lazy body exists only until the first observer, and a lazy promise's resolver is made
-    /// for its body, after any `onCancel` could have been registered.
+    /// for its body, after any `onCancel` could have been registered. The closure itself waits in
+    /// a ``HookStore`` (the state actor's link slot, which only a derived promise uses for a
+    /// handler, and a derived promise has no hook), so that it takes no room here.
     @usableFromInline
-    enum Hook {
+    enum Hook: UInt8 {
         case none
-        case lazy(@Sendable (Resolver<Value>) throws -> Void)
-        case onCancel(@Sendable () -> Void)
+        /// The store holds the lazy body (`LazyBody`).
+        case lazy
+        /// The store holds the cancellation handler (`CancelHandler`).
+        case onCancel
     }
 
-    // The fields are declared in this order so that the bytes after `hook`'s tag are not wasted
-    // on padding (49 bytes for an `Int` promise).
+    // The one-byte fields follow `observers`, so that the outcome's tag ends the layout (33
+    // bytes for an `Int` promise).
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var hook: Hook
     @usableFromInline var cancelledWhilePending = false
@@ -41,15 +45,17 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     @inlinable
-    mutating func apply(_ op: consuming PromiseOp<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
+    mutating func apply<Hooks: HookStore>(
+        _ op: consuming PromiseOp<Value>, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
         var effects = switch consume op {
-        case .settle(let outcome): settle(outcome, tree: &tree)
+        case .settle(let outcome): settle(outcome, tree: &tree, hooks: &hooks)
         case .observe(let observer): register(observer, child: nil, dependent: true, tree: &tree)
         case .derive(let child): register(child, child: child, dependent: true, tree: &tree)
         case .addDependent: register(nil, child: nil, dependent: true, tree: &tree)
-        case .cancel(let reason): cancel(reason: reason, tree: &tree)
-        case .onCancel(let handler): onCancel(handler)
-        case .follow(let source, let follower): follow(source, follower: follower, tree: &tree)
+        case .cancel(let reason): cancel(reason: reason, tree: &tree, hooks: &hooks)
+        case .onCancel(let handler): onCancel(handler, hooks: &hooks)
+        case .follow(let source, let follower): follow(source, follower: follower, tree: &tree, hooks: &hooks)
         case .endDelivery: endDelivery()
         }
         effects.status = PromiseStatus.none
@@ -60,7 +66,9 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     @inlinable
-    mutating func settle(_ outcome: Outcome<Value>, tree: inout TreeState) -> PromiseEffects<Value> {
+    mutating func settle<Hooks: HookStore>(
+        _ outcome: Outcome<Value>, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard self.outcome == nil else { return effects }
         self.outcome = outcome
@@ -70,7 +78,10 @@ struct PromiseStateMachine<Value: Sendable> {
         isDelivering = hasOrderedObserver
         hasOrderedObserver = false
         effects.holdsDelivery = isDelivering
-        hook = .none
+        if hook != .none {
+            hook = .none
+            hooks.drop()
+        }
         effects.reportDone = tree.settle()
         return effects
     }
@@ -96,9 +107,11 @@ struct PromiseStateMachine<Value: Sendable> {
         } else {
             if !observer.runsInline { hasOrderedObserver = true }
             observers.append(observer)
-            if case .lazy(let body) = hook {
+            if hook == .lazy {
+                // The body stays in the store for `carryOut` to take: nothing else reaches the
+                // store until the body has made the promise's resolver (see `Hook`).
                 hook = .none
-                effects.lazyBody = body
+                effects.runsLazyBody = true
             }
         }
         return effects
@@ -116,8 +129,8 @@ struct PromiseStateMachine<Value: Sendable> {
     /// settles: this promise is rejected with ``PromiseError/Code/adoptionCycle`` instead, and the
     /// rest of the cycle, which follows it, with it (R13).
     @usableFromInline
-    mutating func follow(
-        _ source: PromiseCore<Value>, follower: ObjectIdentifier, tree: inout TreeState
+    mutating func follow<Hooks: HookStore>(
+        _ source: PromiseCore<Value>, follower: ObjectIdentifier, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard outcome == nil else {
@@ -125,7 +138,7 @@ struct PromiseStateMachine<Value: Sendable> {
             return effects
         }
         if let length = tree.startFollowing(source, follower: follower) {
-            return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree)
+            return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree, hooks: &hooks)
         }
         effects.adoption = AdoptionEffects(subscribeTo: source)
         return effects
@@ -150,7 +163,7 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     @usableFromInline
-    mutating func cancel(reason: (any Error)?, tree: inout TreeState) -> PromiseEffects<Value> {
+    mutating func cancel<Hooks: HookStore>(reason: (any Error)?, tree: inout TreeState, hooks: inout Hooks) -> PromiseEffects<Value> {
         let adoptee = tree.adoptee
         guard let children = tree.cancel() else { return PromiseEffects() }
         guard outcome == nil else {
@@ -158,8 +171,8 @@ struct PromiseStateMachine<Value: Sendable> {
             effects.cancellation = CancelEffects(children: children, reason: reason)
             return effects
         }
-        let handler: (@Sendable () -> Void)? = if case .onCancel(let handler) = hook { handler } else { nil }
-        var effects = settle(.failure(PromiseError.cancelled(reason: reason)), tree: &tree)
+        let handler: (@Sendable () -> Void)? = if hook == .onCancel { hooks.take(as: CancelHandler.self)?.run } else { nil }
+        var effects = settle(.failure(PromiseError.cancelled(reason: reason)), tree: &tree, hooks: &hooks)
         cancelledWhilePending = true
         effects.cancellation = CancelEffects(
             children: children, reason: reason, handler: handler, parentLostInterest: true, adopteeLostInterest: adoptee)
@@ -167,13 +180,40 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     @usableFromInline
-    mutating func onCancel(_ handler: @escaping @Sendable () -> Void) -> PromiseEffects<Value> {
+    mutating func onCancel<Hooks: HookStore>(_ handler: @escaping @Sendable () -> Void, hooks: inout Hooks) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         if outcome == nil {
-            hook = .onCancel(handler)
+            assert(hook != .lazy, "a lazy promise's resolver is made after its body left the store")
+            hook = .onCancel
+            hooks.put(ErasedClosure(CancelHandler(handler)))
         } else if cancelledWhilePending {
             effects.cancellation = CancelEffects(handler: handler)
         }
         return effects
     }
+}
+
+/// Where a promise keeps the closure its ``PromiseStateMachine/Hook`` names. The state machine
+/// reaches it only when its `hook` says a closure is there, so a store that is another object's
+/// field is touched under the promise's gate only by the operations that need it.
+@usableFromInline
+protocol HookStore {
+    /// Stores `closure`, releasing any closure stored before.
+    mutating func put(_ closure: consuming ErasedClosure)
+    /// Moves the stored closure out, as the `Body` it was stored as.
+    mutating func take<Body>(as: Body.Type) -> Body?
+    /// Releases the stored closure.
+    mutating func drop()
+}
+
+/// A lazy body, as stored in a ``HookStore`` (see ``ErasedClosure``).
+@usableFromInline struct LazyBody<Value: Sendable> {
+    @usableFromInline let run: @Sendable (Resolver<Value>) throws -> Void
+    @inlinable init(_ run: @escaping @Sendable (Resolver<Value>) throws -> Void) { self.run = run }
+}
+
+/// A cancellation handler, as stored in a ``HookStore`` (see ``ErasedClosure``).
+@usableFromInline struct CancelHandler {
+    @usableFromInline let run: @Sendable () -> Void
+    @inlinable init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
