@@ -73,21 +73,18 @@ struct TreeState {
 
     @usableFromInline
     mutating func insertMoreChild(_ child: consuming any PromiseNode) {
-        let box = rare ?? adoptionLock.withLock { rareHoldingLock() }
-        if box.moreChildren == nil { box.moreChildren = ChildSet() }
-        box.moreChildren!.insert(child)
+        if rare == nil { _ = adoptionLock.withLock { rareHoldingLock() } }
+        // Through the stored reference, not a copy of it (a retain and a release per child).
+        rare.unsafelyUnwrapped.insertMoreChild(child)
     }
 
     /// Removes a child; returns whether it was there.
     mutating func removeChild(_ id: ObjectIdentifier) -> Bool {
-        if let firstChild, ObjectIdentifier(firstChild) == id {
-            self.firstChild = nil
+        if firstChild.map({ ObjectIdentifier($0) == id }) == true {
+            firstChild = nil
             return true
         }
-        guard let rare, rare.moreChildren != nil else { return false }
-        let found = rare.moreChildren!.remove(id)
-        if rare.moreChildren!.count == 0 { rare.moreChildren = nil }
-        return found
+        return rare?.removeMoreChild(id) ?? false
     }
 
     /// Every live child.
@@ -201,6 +198,21 @@ final class RareTreeState: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var earlyDone: [ObjectIdentifier] = []
 
     @usableFromInline init() {}
+
+    /// Adds a child beyond the first.
+    @usableFromInline
+    func insertMoreChild(_ child: consuming any PromiseNode) {
+        if moreChildren == nil { moreChildren = ChildSet() }
+        moreChildren!.insert(child)
+    }
+
+    /// Removes a child beyond the first; returns whether it was there. The set goes once empty.
+    func removeMoreChild(_ id: ObjectIdentifier) -> Bool {
+        guard moreChildren != nil else { return false }
+        let found = moreChildren!.remove(id)
+        if moreChildren!.count == 0 { moreChildren = nil }
+        return found
+    }
 }
 
 /// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
