@@ -24,8 +24,22 @@ public final class SerialQueue: ExecutionContext, Sendable {
 
     /// The items waiting, and whether a drain is scheduled to run them.
     private struct Pending: Sendable {
-        var queue = WorkQueue()
+        var queue = RingQueue<Job>()
         var isScheduled = false
+    }
+
+    /// What the queue runs: a submitted item, or a closure queued by ``async(_:)``, which then
+    /// needs no work item of its own (one allocation fewer per `async`).
+    private enum Job: Sendable {
+        case item(any Runnable)
+        case closure(@Sendable () -> Void)
+
+        func run() {
+            switch self {
+            case .item(let item): item.run()
+            case .closure(let body): body()
+            }
+        }
     }
 
     /// The pool job that runs a batch of the queue. While the queue has work scheduled, the queue
@@ -59,16 +73,15 @@ public final class SerialQueue: ExecutionContext, Sendable {
 
     /// Queues `item` behind everything already submitted.
     public func submit(_ item: any Runnable) {
-        take(item)
+        take(.item(item))
     }
 
-    /// ``submit(_:)`` for a caller that hands over its own reference to `item`: it moves into the
-    /// queue without a retain.
-    private func take(_ item: consuming any Runnable) {
+    /// Queues `job`, which the caller hands over: it moves into the queue without a retain.
+    private func take(_ job: consuming Job) {
         // Moved into the queue (a `let` captured by the closure would be copied).
-        var item = Optional(item)
+        var job = Optional(job)
         let schedule = state.withLock { pending -> Bool in
-            pending.queue.append(item.take().unsafelyUnwrapped)
+            pending.queue.append(job.take().unsafelyUnwrapped)
             guard !pending.isScheduled else { return false }
             pending.isScheduled = true
             drain.owner = self
@@ -77,9 +90,9 @@ public final class SerialQueue: ExecutionContext, Sendable {
         if schedule { pool.submit(drain) }
     }
 
-    /// Queues a closure; the same as submitting a ``ClosureWorkItem``.
+    /// Queues a closure; the same as submitting a ``ClosureWorkItem``, without allocating one.
     public func async(_ body: consuming @escaping @Sendable () -> Void) {
-        take(ClosureWorkItem(body))
+        take(.closure(body))
     }
 
     /// Whether the calling code runs on this queue right now.
@@ -89,15 +102,15 @@ public final class SerialQueue: ExecutionContext, Sendable {
         let thread = ThreadState.current
         thread.running(self) {
             for _ in 0..<batchLimit {
-                let next = state.withLock { pending -> (any Runnable)? in
-                    guard let item = pending.queue.popFirst() else {
+                let next = state.withLock { pending -> Job? in
+                    guard let job = pending.queue.popFirst() else {
                         pending.isScheduled = false
                         return nil
                     }
-                    return item
+                    return job
                 }
-                guard let item = next else { return }
-                item.run()
+                guard let job = next else { return }
+                job.run()
             }
             // Let other queues' work in, then continue.
             drain.owner = self
