@@ -203,7 +203,9 @@ struct ModelRound {
 
     /// Waits until the promises have done what the model says, then compares every promise.
     func check(after step: String) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
+        // A wait for what the model says must happen: up to the suite's hang guard (a loaded run
+        // of the whole suite once took more than 20 s here).
+        let deadline = ContinuousClock.now + hangGuard
         while !caughtUp() {
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(1))
