@@ -42,8 +42,8 @@ package struct RingQueue<Element: Sendable>: Sendable {
 
     @inlinable
     package func peek() -> Element? {
-        guard let ring, let slot = ring.firstSlot() else { return nil }
-        return slot.assumingMemoryBound(to: Element.self).pointee
+        guard count > 0 else { return nil }
+        return ring.unsafelyUnwrapped.slot(at: 0).assumingMemoryBound(to: Element.self).pointee
     }
 
     @inlinable
@@ -52,8 +52,7 @@ package struct RingQueue<Element: Sendable>: Sendable {
         // worker's): nothing is changed.
         guard count > 0 else { return nil }
         if _slowPath(!isKnownUniquelyReferenced(&ring)) { grow() }
-        guard let slot = ring.unsafelyUnwrapped.slotForPopFirst() else { return nil }
-        return slot.assumingMemoryBound(to: Element.self).move()
+        return ring.unsafelyUnwrapped.slotForPopFirst().assumingMemoryBound(to: Element.self).move()
     }
 
     /// Calls `body` with each queued item, oldest first.
@@ -75,7 +74,7 @@ package struct RingQueue<Element: Sendable>: Sendable {
         guard let found = (0..<count).first(where: { matches(element($0).pointee) }) else { return false }
         element(found).deinitialize(count: 1)
         for index in found..<(count - 1) { element(index).initialize(to: element(index + 1).move()) }
-        ring.dropLast()
+        ring.setCount(count - 1)
         return true
     }
 
@@ -111,7 +110,7 @@ package struct RingQueue<Element: Sendable>: Sendable {
             let from = old.slot(at: index).assumingMemoryBound(to: Element.self)
             new.slotForAppend().assumingMemoryBound(to: Element.self).initialize(to: moves ? from.move() : from.pointee)
         }
-        if moves { old.dropAll() }
+        if moves { old.setCount(0) }
         ring = new
     }
 
@@ -183,20 +182,11 @@ final class RingBuffer: ManagedBuffer<RingHeader, Int> {
         }
     }
 
-    /// The oldest item's slot, or `nil` when empty.
-    @inlinable
-    func firstSlot() -> UnsafeMutableRawPointer? {
-        withUnsafeMutablePointers { header, words in
-            header.pointee.count > 0 ? UnsafeMutableRawPointer(words) + header.pointee.head &* header.pointee.stride : nil
-        }
-    }
-
     /// Counts the oldest item out and returns its slot, which still holds it (the caller moves it
-    /// out), or `nil` when empty.
+    /// out). The buffer must not be empty.
     @inlinable
-    func slotForPopFirst() -> UnsafeMutableRawPointer? {
+    func slotForPopFirst() -> UnsafeMutableRawPointer {
         withUnsafeMutablePointers { header, words in
-            guard header.pointee.count > 0 else { return nil }
             let slot = UnsafeMutableRawPointer(words) + header.pointee.head &* header.pointee.stride
             header.pointee.head = (header.pointee.head &+ 1) & (header.pointee.capacity &- 1)
             header.pointee.count &-= 1
@@ -204,18 +194,8 @@ final class RingBuffer: ManagedBuffer<RingHeader, Int> {
         }
     }
 
-    /// Counts the newest item out; its slot must already be uninitialized.
-    @usableFromInline
-    func dropLast() {
-        withUnsafeMutablePointerToHeader { $0.pointee.count -= 1 }
-    }
-
-    /// Counts every item out; their slots must already be uninitialized (moved out).
-    @usableFromInline
-    func dropAll() { setCount(0) }
-
     /// Makes the first `count` items from the head the queue's items; the slots past them must
-    /// already be uninitialized.
+    /// already be uninitialized (moved out).
     @inlinable
     func setCount(_ count: Int) {
         withUnsafeMutablePointerToHeader { $0.pointee.count = count }
