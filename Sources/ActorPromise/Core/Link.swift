@@ -180,9 +180,10 @@ extension PromiseCore: Runnable, OutcomeObserver {
     nonisolated func endsDeliveryWhenRun() { endsDelivery = true }
 
     /// Calls `body` with the parent, which delivered its outcome to this promise's handler,
-    /// without taking a reference: this promise holds its parent for as long as it lives
-    /// (`parent` is emptied only by `deinit`), so the parent outlives the call. (Reading `parent`
-    /// as a value retains it, because it is a `var`; a handler's run reads it up to twice.)
+    /// without a reference of its own: this promise holds its parent for as long as it lives
+    /// (`parent` is emptied only by `deinit`), so the parent outlives the call. (Returning the
+    /// parent as a value, as this once did, retained and released it on every run; a handler's
+    /// run reads it up to twice.)
     @inlinable @inline(__always)
     nonisolated func withSource<In: Sendable, Result>(_: In.Type, _ body: (PromiseCore<In>) -> Result) -> Result {
         // A read, not an `inout` access: the parent is read by other threads meanwhile. The copy
@@ -197,7 +198,6 @@ extension PromiseCore: Runnable, OutcomeObserver {
     @inlinable @inline(__always)
     nonisolated func runHandler<In: Sendable, Body>(_: In.Type, as _: Body.Type, _ work: (PromiseCore<Value>, Body) -> Void) {
         let body = link.takeBody(as: Body.self)
-        link.context = nil
         let endsDelivery = self.endsDelivery
         work(self, body)
         if endsDelivery { withSource(In.self) { $0.endDelivery() } }
