@@ -44,7 +44,7 @@ extension PromiseTaskLocals {
 
     /// `body`, made to run with the task-local values bound here; `body` itself when no key is
     /// registered.
-    @inlinable @inline(__always)
+    @inlinable
     static func carrying<Argument, Result>(
         _ body: @escaping @Sendable (Argument) throws -> Result
     ) -> @Sendable (Argument) throws -> Result {
@@ -53,7 +53,7 @@ extension PromiseTaskLocals {
     }
 
     /// The non-throwing form of ``carrying(_:)-(_)``.
-    @inlinable @inline(__always)
+    @inlinable
     static func carrying<Argument, Result>(
         _ body: @escaping @Sendable (Argument) -> Result
     ) -> @Sendable (Argument) -> Result {
@@ -65,7 +65,7 @@ extension PromiseTaskLocals {
     /// `(Argument) throws -> Result` wraps it in a reabstraction thunk and the result in another
     /// (an allocation each) even where the call is specialized; `Resolver<Value>` is a class, so
     /// this signature needs none (W5x: two allocations per lazy promise fewer).
-    @inlinable @inline(__always)
+    @inlinable
     static func carrying<Value>(
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> @Sendable (Resolver<Value>) throws -> Void {
@@ -74,7 +74,7 @@ extension PromiseTaskLocals {
     }
 
     /// The form for a closure without arguments (`onCancel`).
-    @inlinable @inline(__always)
+    @inlinable
     static func carrying(_ body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         guard let captured = capture() else { return body }
         return { captured.bind { body() } }
