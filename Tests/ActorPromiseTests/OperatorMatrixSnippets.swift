@@ -40,6 +40,13 @@ final class MatrixViewModel {
             count.tap(on: .main) { _ in self.log.append("tap") }.map { _ in },
         ]
     }
+
+    /// `SerialQueue.async` takes its closure as `consuming`: still written as usual.
+    func hop(on queue: SerialQueue) -> Promise<Void> {
+        let (hopped, resolver) = Promise<Void>.pending()
+        queue.async { resolver.fulfill() }
+        return hopped.then(on: .main) { self.log.append("hopped") }
+    }
 }
 
 /// An actor: handlers on a context use the actor's `nonisolated` parts through `self`, and
@@ -80,6 +87,12 @@ actor MatrixStore {
             count.then(isolatedTo: self) { store, value in store.entries.append("\(value)") },
         ]
     }
+
+    func hop(on queue: SerialQueue) -> Promise<Void> {
+        let (hopped, resolver) = Promise<Void>.pending()
+        queue.async { _ = self.label("hop"); resolver.fulfill() }
+        return hopped
+    }
 }
 
 /// Nonisolated server or command-line code.
@@ -108,6 +121,12 @@ func matrixNonisolated(_ done: Promise<Void>, _ count: Promise<Int>, log: Locked
     ]
 }
 
+func matrixNonisolatedHop(on queue: SerialQueue, log: Locked<[String]>) -> Promise<Void> {
+    let (hopped, resolver) = Promise<Void>.pending()
+    queue.async { log.withLock { $0.append("hop") }; resolver.fulfill() }
+    return hopped
+}
+
 @Suite("B6 R9 every handler operator compiles unannotated on Promise<Void> and Promise<Int>")
 struct OperatorMatrixTests {
     @Test("B6 from a @MainActor view model, handlers on .main")
@@ -115,7 +134,9 @@ struct OperatorMatrixTests {
     func mainActor() async throws {
         let model = MatrixViewModel()
         for promise in model.void(Promise()) + model.int(Promise(value: 1)) { try await promise.value }
+        try await model.hop(on: SerialQueue(label: "matrix.main")).value
         #expect(model.log.contains("flatMap") && model.log.contains("then 1") && model.log.contains("ensureThen"))
+        #expect(model.log.last == "hopped")
         #expect(model.title.isEmpty, "no handler of a fulfilled promise saw an error")
     }
 
@@ -123,6 +144,7 @@ struct OperatorMatrixTests {
     func actor() async throws {
         let store = MatrixStore()
         for promise in await store.void(Promise()) + store.int(Promise(value: 2)) { try await promise.value }
+        try await store.hop(on: SerialQueue(label: "matrix.actor")).value
         #expect(await store.entries.sorted() == ["2", "isolated"])
     }
 
@@ -130,6 +152,8 @@ struct OperatorMatrixTests {
     func nonisolated() async throws {
         let log = Locked<[String]>([])
         for promise in matrixNonisolated(Promise(), Promise(value: 3), log: log) { try await promise.value }
+        try await matrixNonisolatedHop(on: SerialQueue(label: "matrix.nonisolated"), log: log).value
         #expect(log.current.contains("then") && log.current.contains("3") && log.current.contains("ensure"))
+        #expect(log.current.last == "hop")
     }
 }
