@@ -17,13 +17,13 @@ struct ChildSetTests {
                 set.insert(node)
                 model.insert(id)
             } else {
-                set.remove(id)
-                model.remove(id)
+                #expect(set.remove(node) == (model.remove(id) != nil), "remove reports whether the child was there")
             }
             #expect(set.count == model.count)
+            #expect(set.contains(node) == model.contains(id))
         }
         #expect(Set(set.all.map { ObjectIdentifier($0) }) == model)
-        for id in model { set.remove(id) }
+        for node in nodes where model.contains(ObjectIdentifier(node)) { set.remove(node) }
         #expect(set.count == 0 && set.all.isEmpty)
     }
 
@@ -33,7 +33,7 @@ struct ChildSetTests {
         let nodes = (0..<100).map { _ in PromiseCore<Int>(PromiseStateMachine()) }
         for node in nodes { _ = tree.add(child: node, dependent: false) }
         #expect(tree.allChildren.count == 100)
-        for node in nodes.reversed() { _ = tree.apply(.childDone(ObjectIdentifier(node))) }
+        for node in nodes.reversed() { _ = tree.apply(.childDone(node)) }
         #expect(tree.hasNoChildren && tree.rare?.moreChildren == nil)
         #expect(tree.isDone, "a settled promise whose last child finished is done")
     }
@@ -52,6 +52,7 @@ struct ChildSetTests {
             var runsInline: Bool { true }
             func handOver(from source: AnyObject) -> any ExecutionContext { .inline }
             func endsDeliveryWhenRun() {}
+            var slotInParent = UInt32.max
         }
         var watched: [Weak] = []
         do {
@@ -62,12 +63,37 @@ struct ChildSetTests {
                 set.insert(node)
             }
             // Some leave again, so the dropped table holds gaps as well as children.
-            for entry in watched.prefix(count / 3) { set.remove(ObjectIdentifier(entry.object!)) }
+            for entry in watched.prefix(count / 3) { set.remove(entry.object as! Probe) }
             #expect(set.count == count - count / 3)
             #expect(watched.prefix(count / 3).allSatisfy { $0.object == nil }, "a removed child is released")
             #expect(watched.dropFirst(count / 3).allSatisfy { $0.object != nil }, "the set holds the rest")
         }
         #expect(watched.allSatisfy { $0.object == nil }, "dropping the set releases every child it held")
+    }
+
+    @Test("a child's slot is only a hint: a child of another set, a child inserted twice, a child that leaves and comes back")
+    func staleSlots() {
+        let strangers = (0..<20).map { _ in PromiseCore<Int>(PromiseStateMachine()) }
+        let children = (0..<20).map { _ in PromiseCore<Int>(PromiseStateMachine()) }
+        var elsewhere = ChildSet()
+        for node in strangers { elsewhere.insert(node) }
+        var set = ChildSet()
+        for node in children { set.insert(node) }
+        // A stranger's hint (its slot in the other set) points at a slot this set fills with one
+        // of its own children: it must not be taken for a child.
+        #expect(!set.contains(strangers[15]) && !set.remove(strangers[15]))
+        #expect(set.count == 20 && elsewhere.count == 20)
+        // Inserted again: still one entry.
+        set.insert(children[3])
+        #expect(set.count == 20)
+        // Removals from the middle move the last child into the hole; every child is still found.
+        #expect(set.remove(children[9]) && set.remove(children[5]) && set.remove(children[19]))
+        #expect(set.count == 17)
+        for (index, node) in children.enumerated() { #expect(set.contains(node) == ![5, 9, 19].contains(index)) }
+        // A removed child comes back and is found again.
+        set.insert(children[5])
+        #expect(set.contains(children[5]) && set.count == 18)
+        #expect(Set(set.all.map { ObjectIdentifier($0) }).count == 18)
     }
 }
 

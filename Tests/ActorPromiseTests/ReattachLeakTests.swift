@@ -37,13 +37,13 @@ struct EarlyDoneTests {
         let child = PromiseCore<Int>(PromiseStateMachine(outcome: .success(2)), parent: parent)
         var tree = TreeState(isSettled: true, tracksInterest: true)
         // Overtaken: the child's "done" arrives first, then its re-attach.
-        #expect(tree.apply(.childDone(ObjectIdentifier(child))) == .nothing)
+        #expect(tree.apply(.childDone(child)) == .nothing)
         #expect(tree.apply(.reattach(child)) == .nothing, "a done child must not be kept")
         #expect(tree.hasNoChildren)
         // The usual order: re-attached (the parent must register upward again), then done.
         #expect(tree.apply(.reattach(child)) == .reattachUpward)
         #expect(!tree.hasNoChildren)
-        #expect(tree.apply(.childDone(ObjectIdentifier(child))) == .reportDone, "the parent is done again")
+        #expect(tree.apply(.childDone(child)) == .reportDone, "the parent is done again")
         #expect(tree.hasNoChildren)
     }
 }

@@ -116,7 +116,7 @@ struct StateMachineTests {
         var tree = Self.pendingTree()
         let done = tree.settle()
         let reattach = tree.add(child: child, dependent: true)
-        let doneAgain = tree.apply(.childDone(ObjectIdentifier(child)))
+        let doneAgain = tree.apply(.childDone(child))
         #expect(done, "settled with no children: done")
         #expect(reattach, "a new child undoes done: reattach")
         #expect(doneAgain == .reportDone, "its report makes the node done again")

@@ -80,7 +80,7 @@ extension PromiseCore {
     @inlinable
     nonisolated func reportDone() {
         guard parent != nil else { return }
-        let step = parent.unsafelyUnwrapped.performTree(.childDone(ObjectIdentifier(self)))
+        let step = parent.unsafelyUnwrapped.performTree(.childDone(self))
         if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 
@@ -128,7 +128,7 @@ func loseInterest(_ node: any PromiseNode) {
 @usableFromInline
 func reportDoneUpward(from node: any PromiseNode) {
     var child = node
-    while let parent = child.parentNode, parent.performTree(.childDone(ObjectIdentifier(child))) == .reportDone {
+    while let parent = child.parentNode, parent.performTree(.childDone(child)) == .reportDone {
         child = parent
     }
 }

@@ -16,21 +16,21 @@ import Synchronization
 /// those walks run no generic code; it is guarded by the same gate.
 @usableFromInline
 actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
-    // The one-byte fields come last, where they fill the tail of `machine` instead of padding.
+    // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
+    // requirements reach them at fixed offsets), the small ones packed behind `tree`, whose size
+    // ends in its one-byte flags; the generic `machine` last, whose size ends in its own flags.
+    // For an `Int` promise the object is then 165 bytes: malloc's 176-byte class.
     @usableFromInline nonisolated let gate = AsyncGate()
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var parent: (any PromiseNode)?
+    /// A derived promise's handler and where it runs (see ``Link``); for other promises, the slot
+    /// their hook's closure waits in (see ``CoreHooks``). Not guarded by the gate: it has its own
+    /// hand-over rule, written beside the type.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
-    /// The value half. It belongs to the actor and is only touched while the gate — the actor's
-    /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
-    /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
-    /// runtime's isolation query and a function-type cast, which cost more than the operation
-    /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
-    /// the gate already guarantees exclusive access.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
     /// Settled, cancelled, cancelled while pending: written under the gate, read without it.
     @usableFromInline nonisolated let status: Atomic<PromiseStatus>
     /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
@@ -45,11 +45,16 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Set at the hand-over when this derived promise's handler is the last of its parent's
     /// delivery (R2); read by the handler's run. Follows ``Link``'s hand-over rule.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var endsDelivery = false
-    /// A derived promise's handler and where it runs (see ``Link``); empty for other promises.
-    /// Not guarded by the gate: it has its own hand-over rule, written beside the type. Last, after
-    /// the one-byte fields, which fill the padding in front of it (the object then fits malloc's
-    /// 192-byte class for an `Int` promise).
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
+    /// This promise's slot in its parent's ``ChildSet``. Guarded by the parent's gate, not this
+    /// promise's: only the parent's set writes and reads it.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var slotInParent = UInt32.max
+    /// The value half. It belongs to the actor and is only touched while the gate — the actor's
+    /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
+    /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
+    /// runtime's isolation query and a function-type cast, which cost more than the operation
+    /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
+    /// the gate already guarantees exclusive access.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
     #if DEBUG
     /// Where the promise was made (debug builds only: see ``PromiseSite``).
     @usableFromInline nonisolated let site: PromiseSite

@@ -23,13 +23,16 @@ protocol PromiseNode: OutcomeObserver {
     /// Applies a tree operation now and returns what it leaves to do, or parks it for the thread
     /// holding the gate, which then does that itself (`nil`).
     func performTree(_ op: TreeOp) -> TreeStep?
+    /// Where this promise sits in its parent's ``ChildSet``: a hint, written and read only by the
+    /// thread that holds the parent's gate.
+    var slotInParent: UInt32 { get set }
 }
 
 /// Operations on the non-generic half of a promise's state.
 @usableFromInline
 enum TreeOp: Sendable {
     /// A child reports that it and its descendants are settled. May leave ``TreeStep/reportDone``.
-    case childDone(ObjectIdentifier)
+    case childDone(any PromiseNode)
     /// A child registers again after this node had reported itself done. May leave
     /// ``TreeStep/reattachUpward``.
     case reattach(any PromiseNode)

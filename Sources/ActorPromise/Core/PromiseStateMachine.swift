@@ -25,9 +25,10 @@ struct PromiseStateMachine<Value: Sendable> {
         case onCancel
     }
 
-    // The one-byte fields follow `observers`, so that the outcome's tag ends the layout (33
-    // bytes for an `Int` promise).
+    // The one-byte fields come last, after the outcome, whose tag they follow without padding
+    // (29 bytes for an `Int` promise, which ends the state actor's layout).
     @usableFromInline var observers = ObserverList<Value>()
+    @usableFromInline var outcome: Outcome<Value>?
     @usableFromInline var hook: Hook
     @usableFromInline var cancelledWhilePending = false
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
@@ -36,7 +37,6 @@ struct PromiseStateMachine<Value: Sendable> {
     /// Whether an observer waiting in `observers` for the outcome runs on a context other than
     /// `.inline`: settling then starts an ordered delivery (R2).
     @usableFromInline var hasOrderedObserver = false
-    @usableFromInline var outcome: Outcome<Value>?
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {

@@ -10,9 +10,16 @@
 /// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
 @usableFromInline
 struct TreeState {
-    // Declared in this order so that the flags fill the tail of `firstChild` (40 bytes in all).
+    // Declared in this order so that the one-byte flags end the layout (37 bytes), where the
+    // state actor's own one-byte fields follow them instead of padding.
     /// The first live child; the others are in `rare?.moreChildren`.
     @usableFromInline var firstChild: (any PromiseNode)?
+    /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
+    /// Written only under ``adoptionLock`` (and the gate), because cycle checks on other threads
+    /// read `rare?.adoptee` under that lock.
+    @usableFromInline var rare: RareTreeState?
+    @usableFromInline var dependents: UInt32 = 0
+    @usableFromInline var cancelledDependents: UInt32 = 0
     @usableFromInline var isSettled: Bool
     @usableFromInline var isDone: Bool
     @usableFromInline var isCancelled = false
@@ -21,12 +28,6 @@ struct TreeState {
     /// an atomic load pays a run-time conformance look-up.
     @usableFromInline var isRejected = false
     @usableFromInline let tracksInterest: Bool
-    @usableFromInline var dependents: UInt32 = 0
-    @usableFromInline var cancelledDependents: UInt32 = 0
-    /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
-    /// Written only under ``adoptionLock`` (and the gate), because cycle checks on other threads
-    /// read `rare?.adoptee` under that lock.
-    @usableFromInline var rare: RareTreeState?
 
     @inlinable
     init(isSettled: Bool, tracksInterest: Bool) {
@@ -79,12 +80,12 @@ struct TreeState {
     }
 
     /// Removes a child; returns whether it was there.
-    mutating func removeChild(_ id: ObjectIdentifier) -> Bool {
-        if firstChild.map({ ObjectIdentifier($0) == id }) == true {
-            firstChild = nil
+    mutating func removeChild(_ child: borrowing any PromiseNode) -> Bool {
+        if let firstChild, firstChild === child {
+            self.firstChild = nil
             return true
         }
-        return rare?.removeMoreChild(id) ?? false
+        return rare?.removeMoreChild(child) ?? false
     }
 
     /// Every live child.
@@ -142,12 +143,12 @@ struct TreeState {
     /// Applies a tree operation and returns what it leaves to do.
     mutating func apply(_ op: TreeOp) -> TreeStep {
         switch op {
-        case .childDone(let id):
-            guard removeChild(id) else {
+        case .childDone(let child):
+            guard removeChild(child) else {
                 // The child's re-attach is still on its way (it registered a child, which settled
                 // on another thread before the re-attach arrived here): remember the report, so
                 // that the re-attach finds it and does not keep a child that is done.
-                adoptionLock.withLock { rareHoldingLock() }.earlyDone.append(id)
+                adoptionLock.withLock { rareHoldingLock() }.earlyDone.append(ObjectIdentifier(child))
                 return .nothing
             }
             guard isSettled, hasNoChildren, !isDone else { return .nothing }
@@ -207,9 +208,9 @@ final class RareTreeState: @unchecked Sendable {
     }
 
     /// Removes a child beyond the first; returns whether it was there. The set goes once empty.
-    func removeMoreChild(_ id: ObjectIdentifier) -> Bool {
+    func removeMoreChild(_ child: borrowing any PromiseNode) -> Bool {
         guard moreChildren != nil else { return false }
-        let found = moreChildren!.remove(id)
+        let found = moreChildren!.remove(child)
         if moreChildren!.count == 0 { moreChildren = nil }
         return found
     }
