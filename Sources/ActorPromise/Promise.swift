@@ -165,16 +165,19 @@ extension Promise: Hashable {
 }
 
 extension Promise {
-    /// Creates the child state of a derived promise with `makeLink`'s link, registers it as an
-    /// observer and a dependent, and returns the child. The child tracks interest as this
+    /// Creates the child state of a derived promise with `link`, registers it as an observer and
+    /// a dependent, and returns the child. The operator builds the link in the argument, and
+    /// captures the task-local values there (R15), before the child exists; the link's context and
+    /// handler move into the child without a retain (a closure building the link would capture
+    /// them, and copy them: a retain and a release each, per promise). The child tracks interest as this
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
         tracksInterest: Bool? = nil, observesCancellation: Bool = false, site: PromiseSite = PromiseSite(),
-        _ makeLink: (CapturedTaskLocals?) -> Link
+        link: consuming sending Link
     ) -> Promise<Out> {
         Promise<Out>(core: core.derive(
-            tracksInterest: tracksInterest, observesCancellation: observesCancellation, site: site, makeLink))
+            tracksInterest: tracksInterest, observesCancellation: observesCancellation, site: site, link: link))
     }
 
     /// Derives a promise with an outcome link (``Link/outcome(context:taskLocals:body:)``).
@@ -185,9 +188,9 @@ extension Promise {
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(tracksInterest: tracksInterest, observesCancellation: true, site: site) {
-            Link.outcome(context: context, taskLocals: $0, body: body)
-        }
+        derive(
+            tracksInterest: tracksInterest, observesCancellation: true, site: site,
+            link: .outcome(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 }
 

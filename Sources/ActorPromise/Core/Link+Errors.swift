@@ -39,7 +39,7 @@ extension Link {
     /// captures the policy (a capture would allocate).
     @inlinable
     init(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure, policy: CatchPolicy,
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure, policy: CatchPolicy,
         allErrors: @escaping @Sendable (AnyObject) -> Void, exceptCancellation: @escaping @Sendable (AnyObject) -> Void
     ) {
         self.init(
@@ -50,8 +50,8 @@ extension Link {
     /// Replaces a rejection that `policy` handles with `body`'s value; passes the rest on.
     @inlinable
     static func recover<Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
-        body: @escaping @Sendable (any Error) throws -> Out
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
+        body: consuming @escaping @Sendable (any Error) throws -> Out
     ) -> Link {
         Link(
             context: context, taskLocals: taskLocals, body: ErasedClosure(ErrorBody(body)), policy: policy,
@@ -82,8 +82,8 @@ extension Link {
     /// Makes the child follow `body`'s promise for a rejection that `policy` handles.
     @inlinable
     static func flatRecover<Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
-        body: @escaping @Sendable (any Error) throws -> Promise<Out>
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
+        body: consuming @escaping @Sendable (any Error) throws -> Promise<Out>
     ) -> Link {
         Link(
             context: context, taskLocals: taskLocals, body: ErasedClosure(FlatErrorBody(body)), policy: policy,
@@ -100,8 +100,8 @@ extension Link {
     /// unless `body` throws, or the rejection is passed on.
     @inlinable
     static func `catch`<In: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy, in _: In.Type,
-        body: @escaping @Sendable (any Error) throws -> Void
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy, in _: In.Type,
+        body: consuming @escaping @Sendable (any Error) throws -> Void
     ) -> Link {
         Link(
             context: context, taskLocals: taskLocals, body: ErasedClosure(VoidErrorBody(body)), policy: policy,
@@ -124,7 +124,7 @@ extension Link {
     /// Calls `body`, then passes the outcome on.
     @inlinable
     static func ensure<Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, in _: Out.Type, body: @escaping @Sendable () -> Void
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, in _: Out.Type, body: consuming @escaping @Sendable () -> Void
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(EffectBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: EffectBody.self) { child, body in
@@ -139,7 +139,7 @@ extension Link {
     /// Calls `body` with the outcome, then passes it on.
     @inlinable
     static func tap<Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (Result<Out, any Error>) -> Void
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: consuming @escaping @Sendable (Result<Out, any Error>) -> Void
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(TapBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: TapBody<Out>.self) { child, body in

@@ -51,7 +51,7 @@ struct Link: ~Copyable {
     ///   where the handler was registered, captured by `derive` before anything else.
     @inlinable
     init(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure,
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure,
         runner: @escaping @Sendable (AnyObject) -> Void
     ) {
         self.context = context
@@ -129,8 +129,8 @@ extension Link {
     /// `observesCancellation`.
     @inlinable
     static func outcome<In: Sendable, Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        body: @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        body: consuming @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in

@@ -3,10 +3,9 @@
 // `PromiseOp` and `send`s it. Parameters are `consuming`, as the operation's payloads are: taking
 // them borrowed would cost a retain and a release per call (W1 measured 60 instructions a link).
 extension PromiseCore {
-    /// Creates a derived promise: a pending child whose parent is this promise, with the link
-    /// `makeLink` builds, registered as this promise's observer and as a dependent child (R2, R5,
-    /// R7). The task-local values of registered keys are captured first (R15), before anything
-    /// else exists, where the check costs least.
+    /// Creates a derived promise: a pending child whose parent is this promise, with `link` (whose
+    /// task-local values the operator captured, R15), registered as this promise's observer and as
+    /// a dependent child (R2, R5, R7).
     ///
     /// - Parameters:
     ///   - tracksInterest: The child's interest rule; `nil` takes this promise's.
@@ -14,12 +13,11 @@ extension PromiseCore {
     ///     ``PromiseCore/observesCancellation``).
     @inlinable @inline(__always)
     nonisolated func derive<Out: Sendable>(
-        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, _ makeLink: (CapturedTaskLocals?) -> Link
+        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, link: consuming sending Link
     ) -> PromiseCore<Out> {
-        let taskLocals = PromiseTaskLocals.capture()
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self,
-            link: makeLink(taskLocals), observesCancellation: observesCancellation, site: site)
+            link: link, observesCancellation: observesCancellation, site: site)
         send(.derive(child))
         return child
     }

@@ -21,9 +21,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
-            Link.catch(context: context, taskLocals: $0, policy: policy, in: Value.self, body: body)
-        }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .catch(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, in: Value.self, body: body))
     }
 
     /// Replaces a rejection with a value.
@@ -48,9 +46,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
-            Link.recover(context: context, taskLocals: $0, policy: policy, body: body)
-        }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .recover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
     }
 
     /// Replaces a rejection with the outcome of another promise.
@@ -73,8 +69,6 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line)) {
-            Link.flatRecover(context: context, taskLocals: $0, policy: policy, body: body)
-        }
+        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .flatRecover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
     }
 }

@@ -2,7 +2,7 @@ extension Link {
     /// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
     @inlinable
     static func then<In: Sendable, Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: consuming @escaping @Sendable (In) throws -> Out
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: ThenBody<In, Out>.self) { child, body in
@@ -14,7 +14,7 @@ extension Link {
     /// Runs a handler that returns a promise, which the child then follows (R3, adoption).
     @inlinable
     static func flatThen<In: Sendable, Out: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Promise<Out>
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: consuming @escaping @Sendable (In) throws -> Promise<Out>
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: FlatBody<In, Out>.self) { child, body in
@@ -33,7 +33,7 @@ extension Link {
     /// whose closure is stored as written (see ``VoidBody``).
     @inlinable
     static func voidThen<In: Sendable>(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: consuming @escaping @Sendable (In) throws -> Void
     ) -> Link {
         Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body))) { object in
             unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidBody<In>.self) { child, body in
@@ -65,7 +65,7 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line), link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -87,7 +87,7 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.voidThen(context: context, taskLocals: $0, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line), link: .voidThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -113,7 +113,7 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: body) }
+        derive(site: PromiseSite(fileID: fileID, line: line), link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -164,7 +164,7 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.then(context: context, taskLocals: $0, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line), link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
@@ -182,6 +182,6 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line)) { Link.flatThen(context: context, taskLocals: $0, body: transform) }
+        derive(site: PromiseSite(fileID: fileID, line: line), link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
     }
 }
