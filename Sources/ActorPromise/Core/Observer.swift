@@ -206,7 +206,7 @@ struct ObserverList<Value: Sendable>: Sendable {
                 return nil
             }
             if let pool {
-                pool.take(DeliveryGroup(observers, source: holdsDelivery ? source : nil))
+                pool.take(DeliveryGroup(consume observers, source: holdsDelivery ? source : nil))
             } else if holdsDelivery {
                 source.endDelivery()
             }
