@@ -9,6 +9,25 @@ struct StateMachineTests {
         TreeState(isSettled: false, tracksInterest: tracksInterest)
     }
 
+    @Test("the published status carries the tree's and the machine's flags at their own bits, and keeps the fixed ones")
+    func statusBits() {
+        #expect(TreeState.Flag.settled == PromiseStatus.settled.rawValue)
+        #expect(TreeState.Flag.cancelled == PromiseStatus.cancelled.rawValue)
+        #expect(TreeState.Flag.tracksInterest == PromiseStatus.tracksInterest.rawValue)
+        #expect(TreeState.Flag.observesCancellation == PromiseStatus.observesCancellation.rawValue)
+        #expect(TreeState.Flag.runsInline == PromiseStatus.runsInline.rawValue)
+        var tree = TreeState(isSettled: false, tracksInterest: true, observesCancellation: true, runsInline: false)
+        var hooks = TestHookStore()
+        var machine = PromiseStateMachine<Int>(hook: .lazy)
+        let registered = machine.apply(.addDependent, tree: &tree, hooks: &hooks)
+        #expect(registered.status == [.tracksInterest, .observesCancellation])
+        let cancelled = machine.apply(.cancel(reason: nil), tree: &tree, hooks: &hooks)
+        #expect(cancelled.status == [.settled, .cancelled, .cancelledWhilePending, .tracksInterest, .observesCancellation])
+        #expect(machine.hook == .none, "the hook's bits change without touching the flags beside them")
+        #expect(machine.cancelledWhilePending && !machine.isDelivering && !machine.hasOrderedObserver)
+        #expect(tree.isSettled && tree.isCancelled && tree.isRejected && tree.tracksInterest)
+    }
+
     @Test("R1 settle once; the second settle has no effect")
     func settleOnce() throws {
         var tree = Self.pendingTree()

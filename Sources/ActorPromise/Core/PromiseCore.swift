@@ -17,13 +17,15 @@ import Synchronization
 @usableFromInline
 actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
-    // requirements reach them at fixed offsets), the small ones packed behind `tree`, whose size
-    // ends in its one-byte flags; the generic `machine` last, whose size ends in its own flags.
-    // For an `Int` promise the object is then 165 bytes: malloc's 176-byte class.
+    // requirements reach them at fixed offsets); `tree` and `machine` each end in their flags'
+    // byte, and the small fields fill the tail. For an `Int` promise the object is 152 bytes:
+    // malloc's 160-byte class (W6).
     @usableFromInline nonisolated let gate = AsyncGate()
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
-    /// can move it out and release long chains without recursion.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var parent: (any PromiseNode)?
+    /// can move it out and release long chains without recursion. Spelled `Optional<…>`, not
+    /// `…?`: a `?` variable starts out `nil`, which made `init`'s store a reassignment that
+    /// released the `nil` it replaced (a call per promise).
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var parent: Optional<any PromiseNode>
     /// A derived promise's handler and where it runs (see ``Link``); for other promises, the slot
     /// their hook's closure waits in (see ``CoreHooks``). Not guarded by the gate: it has its own
     /// hand-over rule, written beside the type.
@@ -31,23 +33,6 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
     /// the dynamic exclusivity check is switched off.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
-    /// Settled, cancelled, cancelled while pending: written under the gate, read without it.
-    @usableFromInline nonisolated let status: Atomic<PromiseStatus>
-    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
-    /// creation; derived promises take it from their parent.
-    @usableFromInline nonisolated let tracksInterest: Bool
-    /// Whether this derived promise's handler observes errors, and so runs even when the promise
-    /// was cancelled while it waited (R5b); a value handler is skipped then. Fixed at creation.
-    @usableFromInline nonisolated let observesCancellation: Bool
-    /// Whether this derived promise's handler runs on `.inline` (R2: such handlers take no part
-    /// in ordered delivery). Fixed at creation.
-    @usableFromInline nonisolated let runsInline: Bool
-    /// Set at the hand-over when this derived promise's handler is the last of its parent's
-    /// delivery (R2); read by the handler's run. Follows ``Link``'s hand-over rule.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var endsDelivery = false
-    /// This promise's slot in its parent's ``ChildSet``. Guarded by the parent's gate, not this
-    /// promise's: only the parent's set writes and reads it.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var slotInParent = UInt32.max
     /// The value half. It belongs to the actor and is only touched while the gate — the actor's
     /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
     /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
@@ -55,6 +40,16 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
+    /// Settled, cancelled, cancelled while pending: written under the gate, read without it. It
+    /// also carries the three flags fixed at creation (``tracksInterest``,
+    /// ``observesCancellation``, ``runsInline``), which every write keeps.
+    @usableFromInline nonisolated let status: Atomic<PromiseStatus>
+    /// Set at the hand-over when this derived promise's handler is the last of its parent's
+    /// delivery (R2); read by the handler's run. Follows ``Link``'s hand-over rule.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var endsDelivery = false
+    /// This promise's slot in its parent's ``ChildSet``. Guarded by the parent's gate, not this
+    /// promise's: only the parent's set writes and reads it.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var slotInParent = UInt32.max
     #if DEBUG
     /// Where the promise was made (debug builds only: see ``PromiseSite``).
     @usableFromInline nonisolated let site: PromiseSite
@@ -66,12 +61,12 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite()
     ) {
         let settled = machine.outcome != nil
-        self.status = Atomic(settled ? .settled : .none)
-        self.tracksInterest = tracksInterest
-        self.observesCancellation = observesCancellation
-        self.runsInline = link.context.map { type(of: $0) == InlineContext.self } ?? false
+        let flags = TreeState.flags(
+            isSettled: settled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
+            runsInline: link.context.map { type(of: $0) == InlineContext.self } ?? false)
+        self.status = Atomic(PromiseStatus(rawValue: flags & TreeState.Flag.published))
         self.parent = parent
-        self.tree = TreeState(isSettled: settled, tracksInterest: tracksInterest)
+        self.tree = TreeState(flags: flags)
         self.machine = machine
         self.link = link
         #if DEBUG
@@ -249,6 +244,17 @@ extension PromiseCore {
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { status.load(ordering: .acquiring).contains(.settled) }
+    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
+    /// creation; derived promises take it from their parent.
+    @inlinable nonisolated var tracksInterest: Bool { status.load(ordering: .relaxed).contains(.tracksInterest) }
+    /// Whether this derived promise's handler observes errors, and so runs even when the promise
+    /// was cancelled while it waited (R5b); a value handler is skipped then. Fixed at creation.
+    @inlinable nonisolated var observesCancellation: Bool {
+        status.load(ordering: .relaxed).contains(.observesCancellation)
+    }
+    /// Whether this derived promise's handler runs on `.inline` (R2: such handlers take no part
+    /// in ordered delivery). Fixed at creation.
+    @inlinable nonisolated var runsInline: Bool { status.load(ordering: .relaxed).contains(.runsInline) }
     @usableFromInline nonisolated var isPending: Bool { !isSettled }
     @usableFromInline nonisolated var isCancelled: Bool { status.load(ordering: .acquiring).contains(.cancelled) }
     /// Whether the promise was cancelled while pending. Final once true, so safe to act on

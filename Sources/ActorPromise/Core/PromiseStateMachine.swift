@@ -25,23 +25,54 @@ struct PromiseStateMachine<Value: Sendable> {
         case onCancel
     }
 
-    // The one-byte fields come last, after the outcome, whose tag they follow without padding
-    // (29 bytes for an `Int` promise, which ends the state actor's layout).
+    // The flags' byte comes last, after the outcome, whose tag it follows without padding (26
+    // bytes for an `Int` promise).
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var outcome: Outcome<Value>?
-    @usableFromInline var hook: Hook
-    @usableFromInline var cancelledWhilePending = false
-    /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
-    /// registered after settlement wait in `observers` until it ends.
-    @usableFromInline var isDelivering = false
-    /// Whether an observer waiting in `observers` for the outcome runs on a context other than
-    /// `.inline`: settling then starts an ordered delivery (R2).
-    @usableFromInline var hasOrderedObserver = false
+    /// The hook (bits 0–1) and three flags in one byte (see ``flags`` accessors below);
+    /// `cancelledWhilePending` sits at ``PromiseStatus``'s bit for it.
+    @usableFromInline var flags: UInt8
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {
         self.outcome = outcome
-        self.hook = hook
+        self.flags = hook.rawValue
+    }
+
+    @inlinable static var hookMask: UInt8 { 3 }
+    @inlinable static var cancelledWhilePendingFlag: UInt8 { PromiseStatus.cancelledWhilePending.rawValue }
+    @inlinable static var deliveringFlag: UInt8 { 8 }
+    @inlinable static var orderedObserverFlag: UInt8 { 16 }
+
+    @inlinable
+    mutating func set(_ flag: UInt8, to on: Bool) {
+        flags = on ? flags | flag : flags & ~flag
+    }
+
+    /// What the promise does at a moment of its life other than settling (see ``Hook``).
+    @inlinable var hook: Hook {
+        get { Hook(rawValue: flags & Self.hookMask).unsafelyUnwrapped }
+        set { flags = flags & ~Self.hookMask | newValue.rawValue }
+    }
+
+    /// Whether a cancellation found the promise pending (R6).
+    @inlinable var cancelledWhilePending: Bool {
+        get { flags & Self.cancelledWhilePendingFlag != 0 }
+        set { set(Self.cancelledWhilePendingFlag, to: newValue) }
+    }
+
+    /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
+    /// registered after settlement wait in `observers` until it ends.
+    @inlinable var isDelivering: Bool {
+        get { flags & Self.deliveringFlag != 0 }
+        set { set(Self.deliveringFlag, to: newValue) }
+    }
+
+    /// Whether an observer waiting in `observers` for the outcome runs on a context other than
+    /// `.inline`: settling then starts an ordered delivery (R2).
+    @inlinable var hasOrderedObserver: Bool {
+        get { flags & Self.orderedObserverFlag != 0 }
+        set { set(Self.orderedObserverFlag, to: newValue) }
     }
 
     @inlinable
@@ -58,10 +89,9 @@ struct PromiseStateMachine<Value: Sendable> {
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree, hooks: &hooks)
         case .endDelivery: endDelivery()
         }
-        effects.status = PromiseStatus.none
-            .adding(.settled, if: tree.isSettled)
-            .adding(.cancelled, if: tree.isCancelled)
-            .adding(.cancelledWhilePending, if: cancelledWhilePending)
+        // The tree's flags and this one sit at the status's bit positions.
+        effects.status = PromiseStatus(
+            rawValue: tree.flags & TreeState.Flag.published | flags & Self.cancelledWhilePendingFlag)
         return effects
     }
 

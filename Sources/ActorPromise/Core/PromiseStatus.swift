@@ -17,6 +17,11 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// Cancelled while it was pending. Final: such a promise never changes again, so a thread
     /// may act on it without the gate.
     @inlinable static var cancelledWhilePending: PromiseStatus { PromiseStatus(rawValue: 4) }
+    // Fixed when the promise is made, and published here so that the state actor needs no field
+    // of its own for them (W6): they are read without the gate.
+    @inlinable static var tracksInterest: PromiseStatus { PromiseStatus(rawValue: 8) }
+    @inlinable static var observesCancellation: PromiseStatus { PromiseStatus(rawValue: 16) }
+    @inlinable static var runsInline: PromiseStatus { PromiseStatus(rawValue: 32) }
 
     /// This status, with `other` added when `condition` holds.
     @inlinable func adding(_ other: PromiseStatus, if condition: Bool) -> PromiseStatus {

@@ -10,8 +10,7 @@
 /// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
 @usableFromInline
 struct TreeState {
-    // Declared in this order so that the one-byte flags end the layout (37 bytes), where the
-    // state actor's own one-byte fields follow them instead of padding.
+    // Declared in this order so that the flags' byte ends the layout (29 bytes).
     /// The first live child; the others are in `rare?.moreChildren`.
     @usableFromInline var firstChild: (any PromiseNode)?
     /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
@@ -19,22 +18,80 @@ struct TreeState {
     /// read `rare?.adoptee` under that lock.
     @usableFromInline var rare: RareTreeState?
     @usableFromInline var dependents: UInt32 = 0
-    @usableFromInline var cancelledDependents: UInt32 = 0
-    @usableFromInline var isSettled: Bool
-    @usableFromInline var isDone: Bool
-    @usableFromInline var isCancelled = false
-    /// Whether the outcome is a rejection: `deinit` looks for an unhandled one there (R14). Kept
-    /// here, a plain field of non-generic state, because `deinit` runs unspecialized, where even
-    /// an atomic load pays a run-time conformance look-up.
-    @usableFromInline var isRejected = false
-    @usableFromInline let tracksInterest: Bool
+    /// Seven flags in one byte (see ``Flag``), at the bit positions ``PromiseStatus`` gives them,
+    /// so that the status the state actor publishes is a mask of this byte and one bit of the
+    /// state machine's. One byte instead of seven is what lets the state actor fit malloc's
+    /// 160-byte class (W6).
+    @usableFromInline var flags: UInt8
+
+    /// The bits of ``flags``. The first five are ``PromiseStatus``'s (`StateMachineTests` checks
+    /// that they match); 4 is the state machine's `cancelledWhilePending`.
+    @usableFromInline
+    enum Flag {
+        @inlinable static var settled: UInt8 { 1 }
+        @inlinable static var cancelled: UInt8 { 2 }
+        @inlinable static var tracksInterest: UInt8 { 8 }
+        @inlinable static var observesCancellation: UInt8 { 16 }
+        @inlinable static var runsInline: UInt8 { 32 }
+        @inlinable static var done: UInt8 { 64 }
+        @inlinable static var rejected: UInt8 { 128 }
+        /// The bits the state actor publishes in its status.
+        @inlinable static var published: UInt8 { settled | cancelled | tracksInterest | observesCancellation | runsInline }
+    }
 
     @inlinable
-    init(isSettled: Bool, tracksInterest: Bool) {
-        self.isSettled = isSettled
-        self.isDone = isSettled
-        self.tracksInterest = tracksInterest
+    init(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool = false, runsInline: Bool = false) {
+        self.init(flags: Self.flags(
+            isSettled: isSettled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
+            runsInline: runsInline))
     }
+
+    /// A tree state with no children and these flags (see ``flags(isSettled:tracksInterest:observesCancellation:runsInline:)``).
+    @inlinable init(flags: UInt8) { self.flags = flags }
+
+    /// The flags of a new promise.
+    @inlinable
+    static func flags(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool, runsInline: Bool) -> UInt8 {
+        (isSettled ? Flag.settled | Flag.done : 0) | (tracksInterest ? Flag.tracksInterest : 0)
+            | (observesCancellation ? Flag.observesCancellation : 0) | (runsInline ? Flag.runsInline : 0)
+    }
+
+    @inlinable func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+
+    @inlinable
+    mutating func set(_ flag: UInt8, to on: Bool) {
+        flags = on ? flags | flag : flags & ~flag
+    }
+
+    @inlinable var isSettled: Bool {
+        get { has(Flag.settled) }
+        set { set(Flag.settled, to: newValue) }
+    }
+
+    /// Settled, and no child pending: reported to the parent, which then lets go of this node.
+    @inlinable var isDone: Bool {
+        get { has(Flag.done) }
+        set { set(Flag.done, to: newValue) }
+    }
+
+    @inlinable var isCancelled: Bool {
+        get { has(Flag.cancelled) }
+        set { set(Flag.cancelled, to: newValue) }
+    }
+
+    /// Whether the outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept
+    /// here, in non-generic state, because `deinit` runs unspecialized, where even an atomic load
+    /// pays a run-time conformance look-up.
+    @inlinable var isRejected: Bool {
+        get { has(Flag.rejected) }
+        set { set(Flag.rejected, to: newValue) }
+    }
+
+    /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
+    @inlinable var tracksInterest: Bool { has(Flag.tracksInterest) }
+
+    /// How many dependents were cancelled; kept in the side object (cancellation is rare).
+    @inlinable var cancelledDependents: UInt32 { rare?.cancelledDependents ?? 0 }
 
     /// The promise this one follows, while it follows one. Read it here only with the gate held;
     /// other threads use `rare?.adoptee` under ``adoptionLock``.
@@ -130,8 +187,10 @@ struct TreeState {
         return nil
     }
 
-    /// Records settlement. Returns whether this node is now done.
-    @inlinable
+    /// Records settlement. Returns whether this node is now done. Always inlined: its caller,
+    /// the state machine's `settle`, is the one place that calls it, and the call cost 20
+    /// instructions per W1 link once the flags became bits.
+    @inlinable @inline(__always)
     mutating func settle() -> Bool {
         isSettled = true
         if adoptee != nil { clearAdoptee() }
@@ -161,8 +220,9 @@ struct TreeState {
             }
             return add(child: child, dependent: false) ? .reattachUpward : .nothing
         case .dependentCancelled:
-            cancelledDependents += 1
-            return tracksInterest && !isSettled && cancelledDependents >= dependents ? .cancelSelf : .nothing
+            let rare = adoptionLock.withLock { rareHoldingLock() }
+            rare.cancelledDependents += 1
+            return tracksInterest && !isSettled && rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
         }
     }
 
@@ -182,10 +242,11 @@ struct TreeState {
 }
 
 /// The tree state that most promises never need, out of line so that every promise's state
-/// actor is smaller (W6): the children beyond the first, and the promise this one follows.
+/// actor is smaller (W6): the children beyond the first, the promise this one follows, and the
+/// count of cancelled dependents.
 ///
-/// Safety (`@unchecked Sendable`): `moreChildren` is touched only with the owning promise's gate
-/// held; `adoptee` is written with the gate and ``adoptionLock`` held and read either with the
+/// Safety (`@unchecked Sendable`): `moreChildren`, `earlyDone` and `cancelledDependents` are
+/// touched only with the owning promise's gate held; `adoptee` is written with the gate and ``adoptionLock`` held and read either with the
 /// gate or with the lock; the box itself is published to its `TreeState` under that lock.
 @usableFromInline
 final class RareTreeState: @unchecked Sendable {
@@ -197,6 +258,8 @@ final class RareTreeState: @unchecked Sendable {
     /// re-attach in flight keeps each one alive, so its identifier cannot be reused meanwhile.
     /// Touched only with the gate held.
     @usableFromInline @exclusivity(unchecked) var earlyDone: [ObjectIdentifier] = []
+    /// How many dependents were cancelled (R7). Touched only with the gate held.
+    @usableFromInline @exclusivity(unchecked) var cancelledDependents: UInt32 = 0
 
     @usableFromInline init() {}
 
