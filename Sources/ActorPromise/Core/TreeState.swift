@@ -220,9 +220,13 @@ struct TreeState {
             }
             return add(child: child, dependent: false) ? .reattachUpward : .nothing
         case .dependentCancelled:
+            // Counted only while it can still matter: a settled promise stays settled, and one
+            // that does not track interest never will (so a combinator that lets go of its
+            // settled inputs makes no side object).
+            guard tracksInterest, !isSettled else { return .nothing }
             let rare = adoptionLock.withLock { rareHoldingLock() }
             rare.cancelledDependents += 1
-            return tracksInterest && !isSettled && rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
+            return rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
         }
     }
 
