@@ -31,12 +31,12 @@ struct PromiseStateMachine<Value: Sendable> {
     @usableFromInline var outcome: Outcome<Value>?
     /// The hook (bits 0–1) and three flags in one byte (see ``flags`` accessors below);
     /// `cancelledWhilePending` sits at ``PromiseStatus``'s bit for it.
-    @usableFromInline var flags: UInt8
+    @usableFromInline var flags: FlagByte
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {
         self.outcome = outcome
-        self.flags = hook.rawValue
+        self.flags = FlagByte(hook.rawValue)
     }
 
     @inlinable static var hookMask: UInt8 { 3 }
@@ -44,35 +44,30 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable static var deliveringFlag: UInt8 { 8 }
     @inlinable static var orderedObserverFlag: UInt8 { 16 }
 
-    @inlinable
-    mutating func set(_ flag: UInt8, to on: Bool) {
-        flags = on ? flags | flag : flags & ~flag
-    }
-
     /// What the promise does at a moment of its life other than settling (see ``Hook``).
     @inlinable var hook: Hook {
-        get { Hook(rawValue: flags & Self.hookMask).unsafelyUnwrapped }
-        set { flags = flags & ~Self.hookMask | newValue.rawValue }
+        get { Hook(rawValue: flags.bits & Self.hookMask).unsafelyUnwrapped }
+        set { flags.bits = flags.bits & ~Self.hookMask | newValue.rawValue }
     }
 
     /// Whether a cancellation found the promise pending (R6).
     @inlinable var cancelledWhilePending: Bool {
-        get { flags & Self.cancelledWhilePendingFlag != 0 }
-        set { set(Self.cancelledWhilePendingFlag, to: newValue) }
+        get { flags.contains(Self.cancelledWhilePendingFlag) }
+        set { flags.set(Self.cancelledWhilePendingFlag, to: newValue) }
     }
 
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
     /// registered after settlement wait in `observers` until it ends.
     @inlinable var isDelivering: Bool {
-        get { flags & Self.deliveringFlag != 0 }
-        set { set(Self.deliveringFlag, to: newValue) }
+        get { flags.contains(Self.deliveringFlag) }
+        set { flags.set(Self.deliveringFlag, to: newValue) }
     }
 
     /// Whether an observer waiting in `observers` for the outcome runs on a context other than
     /// `.inline`: settling then starts an ordered delivery (R2).
     @inlinable var hasOrderedObserver: Bool {
-        get { flags & Self.orderedObserverFlag != 0 }
-        set { set(Self.orderedObserverFlag, to: newValue) }
+        get { flags.contains(Self.orderedObserverFlag) }
+        set { flags.set(Self.orderedObserverFlag, to: newValue) }
     }
 
     @inlinable
@@ -91,7 +86,7 @@ struct PromiseStateMachine<Value: Sendable> {
         }
         // The tree's flags and this one sit at the status's bit positions.
         effects.status = PromiseStatus(
-            rawValue: tree.flags & TreeState.Flag.published | flags & Self.cancelledWhilePendingFlag)
+            rawValue: tree.flags.bits & TreeState.Flag.published | flags.bits & Self.cancelledWhilePendingFlag)
         return effects
     }
 

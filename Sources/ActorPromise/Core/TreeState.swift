@@ -22,7 +22,7 @@ struct TreeState {
     /// so that the status the state actor publishes is a mask of this byte and one bit of the
     /// state machine's. One byte instead of seven is what lets the state actor fit malloc's
     /// 160-byte class (W6).
-    @usableFromInline var flags: UInt8
+    @usableFromInline var flags: FlagByte
 
     /// The bits of ``flags``. The first five are ``PromiseStatus``'s (`StateMachineTests` checks
     /// that they match); 4 is the state machine's `cancelledWhilePending`.
@@ -47,7 +47,7 @@ struct TreeState {
     }
 
     /// A tree state with no children and these flags (see ``flags(isSettled:tracksInterest:observesCancellation:runsInline:)``).
-    @inlinable init(flags: UInt8) { self.flags = flags }
+    @inlinable init(flags: UInt8) { self.flags = FlagByte(flags) }
 
     /// The flags of a new promise.
     @inlinable
@@ -56,39 +56,32 @@ struct TreeState {
             | (observesCancellation ? Flag.observesCancellation : 0) | (runsInline ? Flag.runsInline : 0)
     }
 
-    @inlinable func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
-
-    @inlinable
-    mutating func set(_ flag: UInt8, to on: Bool) {
-        flags = on ? flags | flag : flags & ~flag
-    }
-
     @inlinable var isSettled: Bool {
-        get { has(Flag.settled) }
-        set { set(Flag.settled, to: newValue) }
+        get { flags.contains(Flag.settled) }
+        set { flags.set(Flag.settled, to: newValue) }
     }
 
     /// Settled, and no child pending: reported to the parent, which then lets go of this node.
     @inlinable var isDone: Bool {
-        get { has(Flag.done) }
-        set { set(Flag.done, to: newValue) }
+        get { flags.contains(Flag.done) }
+        set { flags.set(Flag.done, to: newValue) }
     }
 
     @inlinable var isCancelled: Bool {
-        get { has(Flag.cancelled) }
-        set { set(Flag.cancelled, to: newValue) }
+        get { flags.contains(Flag.cancelled) }
+        set { flags.set(Flag.cancelled, to: newValue) }
     }
 
     /// Whether the outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept
     /// here, in non-generic state, because `deinit` runs unspecialized, where even an atomic load
     /// pays a run-time conformance look-up.
     @inlinable var isRejected: Bool {
-        get { has(Flag.rejected) }
-        set { set(Flag.rejected, to: newValue) }
+        get { flags.contains(Flag.rejected) }
+        set { flags.set(Flag.rejected, to: newValue) }
     }
 
     /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
-    @inlinable var tracksInterest: Bool { has(Flag.tracksInterest) }
+    @inlinable var tracksInterest: Bool { flags.contains(Flag.tracksInterest) }
 
     /// How many dependents were cancelled; kept in the side object (cancellation is rare).
     @inlinable var cancelledDependents: UInt32 { rare?.cancelledDependents ?? 0 }
@@ -250,8 +243,9 @@ struct TreeState {
 /// count of cancelled dependents.
 ///
 /// Safety (`@unchecked Sendable`): `moreChildren`, `earlyDone` and `cancelledDependents` are
-/// touched only with the owning promise's gate held; `adoptee` is written with the gate and ``adoptionLock`` held and read either with the
-/// gate or with the lock; the box itself is published to its `TreeState` under that lock.
+/// touched only with the owning promise's gate held; `adoptee` is written with the gate and
+/// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
+/// published to its `TreeState` under that lock.
 @usableFromInline
 final class RareTreeState: @unchecked Sendable {
     // The gate and the lock already make every access exclusive (see above), so the runtime's
