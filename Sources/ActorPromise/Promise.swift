@@ -167,9 +167,9 @@ extension Promise: Hashable {
 extension Promise {
     /// Creates the child state of a derived promise with `link`, registers it as an observer and
     /// a dependent, and returns the child. The operator builds the link in the argument, and
-    /// captures the task-local values there (R15), before the child exists; the link's context and
-    /// handler move into the child without a retain (a closure building the link would capture
-    /// them, and copy them: a retain and a release each, per promise). The child tracks interest as this
+    /// captures the task-local values there (R15), before the child exists; the link's context
+    /// moves into the child without a retain (a closure building the link would capture the
+    /// context and copy it: a retain and a release per promise). The child tracks interest as this
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(

@@ -29,6 +29,9 @@ struct ChildSet {
     mutating func insert(_ child: consuming any PromiseNode) {
         if contains(child) { return }
         if table.withUnsafeMutablePointerToHeader({ $0.pointee.count == $0.pointee.capacity }) { grow() }
+        // The pointers are used outside the closure because `child` is consumed into its slot, and
+        // a consumed parameter cannot be captured; `table` (held by `self`) keeps them valid until
+        // the `withExtendedLifetime` below.
         let (header, slots) = table.withUnsafeMutablePointers { ($0, $1) }
         let index = header.pointee.count
         child.slotInParent = UInt32(truncatingIfNeeded: index)

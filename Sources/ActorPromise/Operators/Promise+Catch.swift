@@ -21,7 +21,9 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .catch(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, in: Value.self, body: body))
+        derive(
+            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
+            link: .catch(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, in: Value.self, body: body))
     }
 
     /// Replaces a rejection with a value.
@@ -46,7 +48,9 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .recover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
+        derive(
+            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
+            link: .recover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
     }
 
     /// Replaces a rejection with the outcome of another promise.
@@ -69,6 +73,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .flatRecover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
+        derive(
+            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
+            link: .flatRecover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
     }
 }

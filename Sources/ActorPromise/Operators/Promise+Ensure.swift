@@ -16,7 +16,9 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .ensure(context: context, taskLocals: PromiseTaskLocals.capture(), in: Value.self, body: body))
+        derive(
+            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
+            link: .ensure(context: context, taskLocals: PromiseTaskLocals.capture(), in: Value.self, body: body))
     }
 
     /// Runs asynchronous clean-up whichever way this promise settles, and waits for it before the

@@ -17,6 +17,8 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> Promise<Value> {
-        derive(observesCancellation: true, site: PromiseSite(fileID: fileID, line: line), link: .tap(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        derive(
+            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
+            link: .tap(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 }

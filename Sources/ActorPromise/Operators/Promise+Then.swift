@@ -69,7 +69,9 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line), link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        derive(
+            site: PromiseSite(fileID: fileID, line: line),
+            link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -91,7 +93,9 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(site: PromiseSite(fileID: fileID, line: line), link: .voidThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        derive(
+            site: PromiseSite(fileID: fileID, line: line),
+            link: .voidThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -117,7 +121,9 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line), link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        derive(
+            site: PromiseSite(fileID: fileID, line: line),
+            link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -168,7 +174,9 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line), link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
+        derive(
+            site: PromiseSite(fileID: fileID, line: line),
+            link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
@@ -186,6 +194,8 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(site: PromiseSite(fileID: fileID, line: line), link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
+        derive(
+            site: PromiseSite(fileID: fileID, line: line),
+            link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
     }
 }
