@@ -42,7 +42,7 @@ public struct Promise<Value: Sendable>: Sendable {
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
         let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line))
-        return (Promise(core: core), Resolver(core: core, fileID: fileID, line: line))
+        return (Promise(core: core), Resolver(core: core))
     }
 
     /// Creates a promise and runs `body` at once with its resolver.

@@ -6,11 +6,13 @@ public enum PromiseDiagnostics {
     private static let unhandled = DiagnosticHook<UnhandledRejection>()
 
     /// Called when a pending promise is abandoned (its resolver was released before settling it),
-    /// with the ``PromiseError`` its observers receive; `error.site` names where the promise was
-    /// created.
+    /// with the ``PromiseError`` its observers receive, before they receive it. In debug builds
+    /// `error.site` names where the promise was created; release builds record no sites (a site
+    /// would take the room that keeps a resolver in malloc's smallest block), so it is `nil` there.
     ///
     /// By default, debug builds print a warning to standard error and release builds stay silent.
-    /// Set it to `nil` to restore the default. It runs on the thread that released the resolver.
+    /// Set it to `nil` to restore the default. It runs on the thread that released the resolver
+    /// (or, when another thread was working on the promise's state at that moment, on that one).
     public static var abandonmentHandler: (@Sendable (PromiseError) -> Void)? {
         get { abandoned.handler }
         set { abandoned.handler = newValue }

@@ -8,37 +8,35 @@ import Synchronization
 ///
 /// If the last reference to a resolver goes away while its promise is still pending, the promise
 /// is rejected with ``PromiseError/Code/abandoned`` — observers learn that no value will ever
-/// come instead of waiting forever — and ``PromiseDiagnostics/abandonmentHandler`` is told where
-/// the promise was created (R8).
+/// come instead of waiting forever — and ``PromiseDiagnostics/abandonmentHandler`` is told
+/// (R8), with the site where the promise was made in debug builds.
 public final class Resolver<Value: Sendable>: Sendable {
+    // One reference and nothing else: 24 bytes, malloc's smallest block (W6). What the resolver
+    // once kept beside it — whether it had sent a settlement, and its own copy of the creation
+    // site — the state actor knows: `abandon` settles only a promise that is still pending and
+    // follows nothing, and the site is the promise's own (debug builds).
     @usableFromInline let core: PromiseCore<Value>
-    /// Where the promise was created, for the abandonment report, in release builds too: 14 bytes
-    /// where a `StaticString` and a `UInt` take 25, so that a resolver fits in a 48-byte heap
-    /// block instead of an 80-byte one (W6).
-    private let site: PromiseSite
-    /// Whether this resolver has sent a settlement. The state actor may apply it a moment later
-    /// (when its gate was busy), so `deinit` asks this rather than the promise.
-    @usableFromInline let hasSettled = Atomic<Bool>(false)
 
     @usableFromInline
-    init(core: PromiseCore<Value>, fileID: StaticString?, line: UInt) {
+    init(core: PromiseCore<Value>) {
         self.core = core
-        self.site = fileID.map { PromiseSite(fileID: $0, line: line) } ?? PromiseSite()
     }
 
     deinit {
-        guard !hasSettled.load(ordering: .relaxed), core.isPending else { return }
+        // Settled already: nothing to do, and no generic code runs. Otherwise the state actor
+        // decides — a settlement or an adoption this resolver sent may still be parked at its
+        // gate, ahead of the abandonment, and then wins.
+        guard core.isPending else { return }
         abandon()
     }
 
-    /// Rejects the promise this resolver was dropped without settling. Out of line: `deinit` runs
-    /// unspecialized, and building the operation there made every resolver's release look up
-    /// generic metadata (about 330 instructions), settled or not.
+    /// Rejects the promise this resolver was dropped without settling, unless a settlement or an
+    /// adoption reaches it first. Out of line: `deinit` runs unspecialized, and building the
+    /// operation there made every resolver's release look up generic metadata (about 330
+    /// instructions), settled or not.
     @inline(never)
     private func abandon() {
-        let error = PromiseError(.abandoned, site: site.text)
-        PromiseDiagnostics.reportAbandoned(error)
-        core.settle(.failure(error))
+        core.abandon()
     }
 
     /// The promise this resolver settles.
@@ -54,21 +52,18 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// Fulfils the promise with `value`; ignored if it has already settled.
     @inlinable
     public func fulfill(_ value: Value) {
-        hasSettled.store(true, ordering: .relaxed)
         core.settle(.success(value))
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
     @inlinable
     public func reject(_ error: any Error) {
-        hasSettled.store(true, ordering: .relaxed)
         core.settle(.failure(error))
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
     @inlinable
     public func resolve(_ result: Result<Value, some Error>) {
-        hasSettled.store(true, ordering: .relaxed)
         core.settle(result.mapError { $0 as any Error })
     }
 
@@ -77,7 +72,6 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// Resolving a promise with itself rejects it with ``PromiseError/Code/selfResolution``.
     @inlinable
     public func resolve(with other: Promise<Value>) {
-        hasSettled.store(true, ordering: .relaxed)
         core.adopt(other.core)
     }
 

@@ -74,6 +74,33 @@ struct StateMachineTests {
         #expect(try machine.outcome?.get() == 3)
     }
 
+    @Test("R8 abandonment rejects and asks for the report only a promise still pending and following nothing")
+    func abandonOnlyPending() throws {
+        let abandoned = PromiseError(.abandoned)
+        var hooks = TestHookStore()
+        var pendingTree = Self.pendingTree()
+        var pending = PromiseStateMachine<Int>()
+        let effects = pending.apply(.abandon(abandoned), tree: &pendingTree, hooks: &hooks)
+        #expect(effects.settled && effects.reportsAbandonment)
+        #expect { try pending.outcome?.get() } throws: { ($0 as? PromiseError)?.code == .abandoned }
+
+        var settledTree = Self.pendingTree()
+        var settled = PromiseStateMachine<Int>()
+        _ = settled.apply(.settle(.success(1)), tree: &settledTree, hooks: &hooks)
+        let late = settled.apply(.abandon(abandoned), tree: &settledTree, hooks: &hooks)
+        #expect(!late.settled && !late.reportsAbandonment, "a settlement that reached the gate first wins, with no report")
+        #expect(try settled.outcome?.get() == 1)
+
+        let (source, sourceResolver) = Promise<Int>.pending()
+        var followingTree = Self.pendingTree()
+        var following = PromiseStateMachine<Int>()
+        _ = following.apply(.follow(source.core, follower: ObjectIdentifier(sourceResolver)), tree: &followingTree, hooks: &hooks)
+        let whileFollowing = following.apply(.abandon(abandoned), tree: &followingTree, hooks: &hooks)
+        #expect(!whileFollowing.settled && !whileFollowing.reportsAbandonment, "it follows a promise that can still settle it")
+        #expect(following.outcome == nil)
+        sourceResolver.fulfill(2)
+    }
+
     @Test("R6 the cancellation handler is handed out only with a cancellation of a pending promise")
     func cancelHandler() {
         var tree = Self.pendingTree()

@@ -7,6 +7,7 @@ extension PromiseCore {
         // The lazy body waits in the promise's hook store (see `CoreHooks`); the rare effects
         // (cancellation, adoption) share one box: the common path tests a bit and the box once.
         if effects.runsLazyBody { runLazyBody(link.takeBody(as: LazyBody<Value>.self).run) }
+        if effects.reportsAbandonment { reportAbandoned() }
         let rare = effects.rare
         if let rare {
             if let cancellation = rare.cancellation {
@@ -84,10 +85,19 @@ extension PromiseCore {
         if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 
+    /// Hands the abandonment to ``PromiseDiagnostics`` (R8), before the observers learn of it.
+    /// Out of line: it is rare.
+    @usableFromInline
+    nonisolated func reportAbandoned() {
+        if case .failure(let error)? = settledOutcome, let error = error as? PromiseError {
+            PromiseDiagnostics.reportAbandoned(error)
+        }
+    }
+
     /// Runs a lazy body with a fresh resolver (R10).
     @usableFromInline
     nonisolated func runLazyBody(_ body: @Sendable (Resolver<Value>) throws -> Void) {
-        let resolver = Resolver(core: self, fileID: nil, line: 0)
+        let resolver = Resolver(core: self)
         do {
             try body(resolver)
         } catch {

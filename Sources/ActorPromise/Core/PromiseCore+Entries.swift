@@ -43,6 +43,14 @@ extension PromiseCore {
         send(.settle(outcome))
     }
 
+    /// Rejects the promise as ``PromiseError/Code/abandoned``, naming its site (debug builds), and
+    /// reports it — unless it has settled or follows another promise by the time the operation
+    /// reaches the gate (R8). Called by a resolver's `deinit`.
+    @usableFromInline
+    nonisolated func abandon() {
+        send(.abandon(PromiseError(.abandoned, site: siteText)))
+    }
+
     /// Registers `handler` to run once if the promise is cancelled while pending (R6).
     @inlinable
     nonisolated func addCancelHandler(_ handler: consuming @escaping @Sendable () -> Void) {

@@ -38,6 +38,8 @@ struct PromiseEffects<Value: Sendable>: Sendable {
         @inlinable static var holdsDelivery: Work { Work(rawValue: 8) }
         /// The lazy body is to run: `carryOut` takes it from the promise's hook store (R10).
         @inlinable static var lazyBody: Work { Work(rawValue: 16) }
+        /// The transition abandoned the promise: `carryOut` reports it (R8).
+        @inlinable static var abandoned: Work { Work(rawValue: 32) }
     }
 
     /// Whether this transition settled the promise.
@@ -51,6 +53,9 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     /// Whether the lazy body is to run, handed out with the first observer (R10). It waits in the
     /// promise's hook store, where `carryOut` takes it: it travels in no box.
     @inlinable var runsLazyBody: Bool { get { work.contains(.lazyBody) } set { set(.lazyBody, newValue) } }
+
+    /// Whether the transition abandoned the promise, which `carryOut` reports (R8).
+    @inlinable var reportsAbandonment: Bool { get { work.contains(.abandoned) } set { set(.abandoned, newValue) } }
 
     @inlinable mutating func set(_ item: Work, _ on: Bool) {
         work = Work(rawValue: on ? work.rawValue | item.rawValue : work.rawValue & ~item.rawValue)

@@ -3,6 +3,9 @@
 @usableFromInline
 enum PromiseOp<Value: Sendable>: Sendable {
     case settle(Outcome<Value>)
+    /// The resolver is gone (R8): reject with this error, unless the promise is settled or follows
+    /// another promise, and report it.
+    case abandon(any Error)
     /// Register an observer that counts as a dependent (an awaiter, an adopting promise, …).
     case observe(any OutcomeObserver)
     /// Register a derived promise: it is an observer, a child and a dependent at once.

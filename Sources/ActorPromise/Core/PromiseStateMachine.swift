@@ -76,6 +76,7 @@ struct PromiseStateMachine<Value: Sendable> {
     ) -> PromiseEffects<Value> {
         var effects = switch consume op {
         case .settle(let outcome): settle(outcome, tree: &tree, hooks: &hooks)
+        case .abandon(let error): abandon(error, tree: &tree, hooks: &hooks)
         case .observe(let observer): register(observer, child: nil, dependent: true, tree: &tree)
         case .derive(let child): register(child, child: child, dependent: true, tree: &tree)
         case .addDependent: register(nil, child: nil, dependent: true, tree: &tree)
@@ -108,6 +109,20 @@ struct PromiseStateMachine<Value: Sendable> {
             hooks.drop()
         }
         effects.reportDone = tree.settle()
+        return effects
+    }
+
+    /// The resolver was released (R8). A promise it settled, or made follow another promise, is
+    /// not abandoned: those operations reach the gate before this one, even when they were parked.
+    /// Otherwise nothing can settle the promise any more: it is rejected with `error`, and the
+    /// effects ask for the abandonment report.
+    @usableFromInline
+    mutating func abandon<Hooks: HookStore>(
+        _ error: any Error, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
+        guard outcome == nil, tree.adoptee == nil else { return PromiseEffects() }
+        var effects = settle(.failure(error), tree: &tree, hooks: &hooks)
+        effects.reportsAbandonment = true
         return effects
     }
 

@@ -1,0 +1,84 @@
+import Testing
+@testable import ActorPromise
+
+/// A resolver's release decided by the promise's state actor (R8): a settlement or an adoption the
+/// resolver sent is still parked at the actor's gate when the resolver goes, and must win.
+///
+/// The tests hold the gate themselves, as another thread working on the promise would, so the
+/// order is fixed rather than raced for.
+@Suite("R8 a resolver released while its promise's gate is busy", .serialized)
+struct ResolverReleaseTests {
+    /// Abandonment reports naming `line` of this file (debug builds, which record sites; other
+    /// suites' reports arrive too and name other sites).
+    final class Reports: Sendable {
+        let sites = Locked<[String?]>([])
+        func count(line: Int) -> Int {
+            sites.current.filter { $0 == "ActorPromiseTests/ResolverReleaseTests.swift:\(line)" }.count
+        }
+    }
+
+    func recordingAbandonments(_ body: (Reports) async throws -> Void) async throws {
+        let reports = Reports()
+        PromiseDiagnostics.abandonmentHandler = { error in reports.sites.withLock { $0.append(error.site) } }
+        defer { PromiseDiagnostics.abandonmentHandler = nil }
+        try await body(reports)
+    }
+
+    /// Runs `body` while the test holds `promise`'s gate, as another thread working on the promise
+    /// would: what `body` sends parks, and runs in arrival order when the gate is left.
+    func holdingGate(of promise: Promise<Int>, _ body: () -> Void) {
+        let core = promise.core
+        let entered = core.gate.tryEnter()
+        let outer = core.recordIsolation()
+        #expect(entered)
+        body()
+        core.gate.leave(restoring: outer)
+    }
+
+    @Test("R8 R1 a resolver released right after fulfilling, its fulfilment parked: fulfilled, nothing reported")
+    func fulfilledWhileBusy() async throws {
+        try await recordingAbandonments { (reports: Reports) async throws in
+            let line = #line + 1
+            var (promise, resolver) = Promise<Int>.pending() as (Promise<Int>, Resolver<Int>?)
+            holdingGate(of: promise) {
+                resolver?.fulfill(7)
+                resolver = nil
+            }
+            #expect(try await promise.value == 7)
+            #expect(reports.count(line: line) == 0, "the abandonment was not reported")
+        }
+    }
+
+    @Test("R8 R3 a resolver released right after resolve(with:), the adoption parked: the promise follows, nothing reported")
+    func followingWhileBusy() async throws {
+        try await recordingAbandonments { (reports: Reports) async throws in
+            let line = #line + 1
+            var (promise, resolver) = Promise<Int>.pending() as (Promise<Int>, Resolver<Int>?)
+            let (source, sourceResolver) = Promise<Int>.pending()
+            holdingGate(of: promise) {
+                resolver?.resolve(with: source)
+                resolver = nil
+            }
+            #expect(promise.isPending, "it follows a pending promise")
+            sourceResolver.fulfill(8)
+            #expect(try await promise.value == 8)
+            #expect(reports.count(line: line) == 0)
+        }
+    }
+
+    @Test("R8 a resolver released unused while the gate is busy: abandoned once, reported once, with the site in debug builds")
+    func abandonedWhileBusy() async throws {
+        try await recordingAbandonments { (reports: Reports) async throws in
+            let line = #line + 1
+            var (promise, resolver) = Promise<Int>.pending() as (Promise<Int>, Resolver<Int>?)
+            holdingGate(of: promise) {
+                _ = resolver.take()
+                #expect(promise.isPending, "parked behind the gate")
+            }
+            await #expect { try await promise.value } throws: { ($0 as? PromiseError)?.code == .abandoned }
+            #if DEBUG
+            #expect(reports.count(line: line) == 1)
+            #endif
+        }
+    }
+}
