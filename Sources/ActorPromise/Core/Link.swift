@@ -143,7 +143,7 @@ extension Link {
 /// A derived promise's side of its link: the `Runnable` and `OutcomeObserver` requirements, and
 /// what runners share. The requirements run unspecialized (a context knows neither type); they
 /// touch no value-typed state but through the runner.
-extension PromiseCore: Runnable, OutcomeObserver {
+extension StateActor: Runnable, OutcomeObserver {
     /// Runs the handler. (`unsafelyUnwrapped` would pass the closure through a generic getter,
     /// which wraps it in an allocated reabstraction thunk: `if let` reads it as stored.)
     @usableFromInline
@@ -156,7 +156,7 @@ extension PromiseCore: Runnable, OutcomeObserver {
     @usableFromInline
     nonisolated func discard() {
         link = Link()
-        settle(.failure(PromiseError.handlerDropped()))
+        typed.settle(.failure(PromiseError.handlerDropped()))
     }
 
     /// An operation queue cancelled the handler before it ran: this promise is cancelled.
@@ -178,6 +178,9 @@ extension PromiseCore: Runnable, OutcomeObserver {
 
     @usableFromInline
     nonisolated func endsDeliveryWhenRun() { endsDelivery = true }
+}
+
+extension StateActor where Machine == PromiseStateMachine<Value> {
 
     /// Calls `body` with the parent, which delivered its outcome to this promise's handler,
     /// without a reference of its own: this promise holds its parent for as long as it lives
@@ -267,7 +270,7 @@ final class AdoptObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     }
 }
 
-extension PromiseCore {
+extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Makes this promise follow `source` (Promises/A+ §2.3.2). Following itself is rejected with
     /// ``PromiseError/Code/selfResolution`` (§2.3.1).
     @inlinable

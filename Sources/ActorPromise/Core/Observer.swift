@@ -262,7 +262,7 @@ protocol DeliverySource: AnyObject, Sendable {
     func endDelivery()
 }
 
-extension PromiseCore: DeliverySource {}
+extension StateActor: DeliverySource {}
 
 /// An observer that calls a closure with the outcome, through the inline drain loop. For
 /// library-internal observers whose closure neither blocks nor waits (resuming a continuation).

@@ -1,4 +1,4 @@
-extension PromiseCore {
+extension StateActor where Machine == PromiseStateMachine<Value> {
     /// What the promise is, for `debugDescription`: "Promise<Int> pending, made at
     /// Loader.swift:42, 2 observers, 1 child".
     ///

@@ -1,6 +1,6 @@
 /// Carrying out effects, and the tree walks. Every walk is a loop over an explicit work list, so
 /// trees and chains of any depth are handled in constant stack.
-extension PromiseCore {
+extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Carries out what a transition decided, with the gate already left.
     @inlinable
     nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
@@ -63,8 +63,10 @@ extension PromiseCore {
         cancelTree(self, reason: reason)
     }
 
+    /// One step of a cancel walk: cancels this promise, queues its children on `work` and its
+    /// effects on `effects`.
     @usableFromInline
-    nonisolated func cancel(
+    nonisolated func cancelStep(
         reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
     ) {
         guard var cancelled = perform(.cancel(reason: reason)) else { return }
@@ -73,16 +75,6 @@ extension PromiseCore {
             cancelled.cancellation = cancellation.withoutChildren()
         }
         effects.append { self.carryOut(cancelled) }
-    }
-
-    /// Reports this promise done to its parent, and on up while parents become done in turn.
-    /// The first hop reads the parent in place: this promise holds it for as long as it lives,
-    /// so no retain is needed (W2 reports every handler's child done to one root).
-    @inlinable
-    nonisolated func reportDone() {
-        guard parent != nil else { return }
-        let step = parent.unsafelyUnwrapped.performTree(.childDone(self))
-        if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 
     /// Hands the abandonment to ``PromiseDiagnostics`` (R8), before the observers learn of it.
@@ -103,6 +95,18 @@ extension PromiseCore {
         } catch {
             resolver.reject(error)
         }
+    }
+}
+
+extension StateActor {
+    /// Reports this promise done to its parent, and on up while parents become done in turn.
+    /// The first hop reads the parent in place: this promise holds it for as long as it lives,
+    /// so no retain is needed (W2 reports every handler's child done to one root).
+    @inlinable
+    nonisolated func reportDone() {
+        guard parent != nil else { return }
+        let step = parent.unsafelyUnwrapped.performTree(.childDone(self))
+        if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 }
 

@@ -14,8 +14,16 @@ import Synchronization
 /// and reached from code specialized for `Value`. `tree` (non-generic: children, interest) is
 /// reached from tree walks that do not know `Value`, and is kept outside the generic layout so
 /// those walks run no generic code; it is guarded by the same gate.
+///
+/// The library names it ``PromiseCore``: `Machine` is always `PromiseStateMachine<Value>`. It is
+/// a parameter of its own for the sake of `deinit`, which runs unspecialized: a field typed with
+/// one of the class's own parameters is destroyed through that parameter's metadata, which the
+/// object's class already holds, whereas a field typed `PromiseStateMachine<Value>` made every
+/// release look that type's metadata up in the runtime's cache (about 330 instructions per
+/// promise, W1 and W2). Members that touch `machine` live in extensions constrained to the one
+/// instantiation; the few protocol requirements that need it reach it through ``typed``.
 @usableFromInline
-actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
+actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHolder {
     // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
     // requirements reach them at fixed offsets); `tree` and `machine` each end in their flags'
     // byte, and the small fields fill the tail. For an `Int` promise the object is 152 bytes:
@@ -39,7 +47,7 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     /// runtime's isolation query and a function-type cast, which cost more than the operation
     /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: PromiseStateMachine<Value>
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: Machine
     /// Settled, cancelled, cancelled while pending: written under the gate, read without it. It
     /// also carries the three flags fixed at creation (``tracksInterest``,
     /// ``observesCancellation``, ``runsInline``), which every write keeps.
@@ -55,12 +63,12 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     @usableFromInline nonisolated let site: PromiseSite
     #endif
 
+    /// Use the initializer of ``PromiseCore``, which takes a `PromiseStateMachine<Value>`.
     @inlinable
     init(
-        _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
-        link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite()
+        machine: consuming Machine, settled: Bool, tracksInterest: Bool, parent: (any PromiseNode)?,
+        link: consuming Link, observesCancellation: Bool, site: PromiseSite
     ) {
-        let settled = machine.outcome != nil
         let flags = TreeState.flags(
             isSettled: settled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
             runsInline: link.context.map { type(of: $0) == InlineContext.self } ?? false)
@@ -89,11 +97,16 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
         ThreadState.withCurrent { $0.bury(&slot) }
     }
 
+    /// This actor as the one instantiation there is: `Machine` is `PromiseStateMachine<Value>`
+    /// (see ``PromiseCore``). Free in specialized code: no check, no conversion.
+    @inlinable @inline(__always)
+    nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
+
     /// Reports this promise's rejection to ``PromiseDiagnostics``, unless it is a cancellation or
     /// an abandonment (R14). Out of line: `deinit` runs unspecialized.
     @inline(never)
     nonisolated func reportUnhandled() {
-        guard case .failure(let error)? = machine.outcome, !error.isCancellation,
+        guard case .failure(let error)? = typed.machine.outcome, !error.isCancellation,
               (error as? PromiseError)?.code != .abandoned else { return }
         PromiseDiagnostics.reportUnhandled(UnhandledRejection(error: error, site: siteText ?? "an unrecorded site (sites are recorded in debug builds)"))
     }
@@ -182,9 +195,25 @@ actor PromiseCore<Value: Sendable>: SerialExecutor, PromiseNode, TreeHolder {
     }
 }
 
+/// A promise's state actor: see ``StateActor``.
+@usableFromInline
+typealias PromiseCore<Value: Sendable> = StateActor<Value, PromiseStateMachine<Value>>
+
 // Value operations live in an extension: extension methods are dispatched statically, so calls
 // from client code specialize for `Value` (methods in an actor's body go through its vtable).
-extension PromiseCore {
+extension StateActor where Machine == PromiseStateMachine<Value> {
+    /// Creates a promise's state: settled if `machine` holds an outcome.
+    @inlinable
+    init(
+        _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
+        link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite()
+    ) {
+        let settled = machine.outcome != nil
+        self.init(
+            machine: machine, settled: settled, tracksInterest: tracksInterest, parent: parent, link: link,
+            observesCancellation: observesCancellation, site: site)
+    }
+
     // MARK: Value operations (specialized at the call site)
 
     /// Applies `op` to the state. Only called with the gate held, which is what makes this
@@ -229,7 +258,7 @@ extension PromiseCore {
     /// meanwhile — release builds clear the flag under the gate directly, without building and
     /// carrying out effects; otherwise this is `send(.endDelivery)`.
     @inlinable
-    nonisolated func endDelivery() {
+    nonisolated func endDeliveryNow() {
         #if !DEBUG
         if gate.tryEnter() {
             // A mutating call works on the state in place (reading a field would copy it all).
@@ -241,6 +270,18 @@ extension PromiseCore {
         send(.endDelivery)
     }
 
+    /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
+    /// settled bit is published with release ordering, and never changes afterwards.
+    @inlinable
+    nonisolated var settledOutcome: Outcome<Value>? {
+        guard isSettled else { return nil }
+        return machine.outcome
+    }
+}
+
+// Snapshots and the requirements of the tree's protocols: no value-typed state, or reached
+// through `typed`.
+extension StateActor {
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { status.load(ordering: .acquiring).contains(.settled) }
@@ -271,17 +312,21 @@ extension PromiseCore {
     /// bytes only when it assigns `rare` itself, which it does under the lock.
     @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.rare?.adoptee }
 
-    /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
-    /// settled bit is published with release ordering, and never changes afterwards.
-    @inlinable
-    nonisolated var settledOutcome: Outcome<Value>? {
-        guard isSettled else { return nil }
-        return machine.outcome
-    }
-
     @usableFromInline
     nonisolated var anyOutcome: Outcome<any Sendable>? {
-        settledOutcome.map { $0.map { $0 as any Sendable } }
+        typed.settledOutcome.map { $0.map { $0 as any Sendable } }
+    }
+
+    /// Ends a delivery of observers (R2); see ``endDeliveryNow()``.
+    @inlinable
+    nonisolated func endDelivery() { typed.endDeliveryNow() }
+
+    /// Cancels this promise as one step of a cancel walk (see `forwardCancel`).
+    @usableFromInline
+    nonisolated func cancel(
+        reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
+    ) {
+        typed.cancelStep(reason: reason, forwardingInto: &work, then: &effects)
     }
 }
 
