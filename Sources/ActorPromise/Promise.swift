@@ -113,6 +113,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - error: The error.
     ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
     ///   - line: The line of that site (filled in for you).
+    @inlinable
     public init(error: any Error, fileID: StaticString = #fileID, line: UInt = #line) {
         core = PromiseCore(PromiseStateMachine(outcome: .failure(error)), site: PromiseSite(fileID: fileID, line: line))
         core.tree.isRejected = true   // not shared yet: no gate needed
@@ -124,6 +125,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - result: The outcome.
     ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
     ///   - line: The line of that site (filled in for you).
+    @inlinable
     public init(result: Result<Value, some Error>, fileID: StaticString = #fileID, line: UInt = #line) {
         core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }), site: PromiseSite(fileID: fileID, line: line))
         if case .failure = result { core.tree.isRejected = true }   // not shared yet: no gate needed

@@ -168,7 +168,7 @@ struct PromiseStateMachine<Value: Sendable> {
     /// A source whose chain of adoptees leads back to this promise would make a cycle that never
     /// settles: this promise is rejected with ``PromiseError/Code/adoptionCycle`` instead, and the
     /// rest of the cycle, which follows it, with it (R13).
-    @usableFromInline
+    @inlinable
     mutating func follow<Hooks: HookStore>(
         _ source: PromiseCore<Value>, follower: ObjectIdentifier, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
