@@ -97,11 +97,6 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         ThreadState.withCurrent { $0.bury(&slot) }
     }
 
-    /// This actor as the one instantiation there is: `Machine` is `PromiseStateMachine<Value>`
-    /// (see ``PromiseCore``). Free in specialized code: no check, no conversion.
-    @inlinable @inline(__always)
-    nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
-
     /// Reports this promise's rejection to ``PromiseDiagnostics``, unless it is a cancellation or
     /// an abandonment (R14). Out of line: `deinit` runs unspecialized.
     @inline(never)
@@ -134,17 +129,6 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
 
     @inlinable
     nonisolated var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
-
-    /// Debug builds record, per thread, which state actor's gate the thread holds, so that
-    /// `checkIsolated` is exact. Release builds make no isolation query, so they skip the record.
-    @inlinable @inline(__always)
-    nonisolated func recordIsolation() -> UnsafeRawPointer? {
-        #if DEBUG
-        return enterIsolation(identity)
-        #else
-        return nil
-        #endif
-    }
 
     @usableFromInline
     nonisolated func isIsolatingCurrentContext() -> Bool? {
@@ -282,6 +266,25 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 // Snapshots and the requirements of the tree's protocols: no value-typed state, or reached
 // through `typed`.
 extension StateActor {
+    /// This actor as the one instantiation there is: `Machine` is `PromiseStateMachine<Value>`
+    /// (see ``PromiseCore``). Free in specialized code: no check, no conversion. (In an
+    /// extension, so that calls are static: a member of the actor's body goes through its vtable,
+    /// unspecialized, and returned a retained reference.)
+    @inlinable @inline(__always)
+    nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
+
+    /// Debug builds record, per thread, which state actor's gate the thread holds, so that
+    /// `checkIsolated` is exact. Release builds make no isolation query, so they skip the record.
+    /// (In an extension: from the actor's body it was a call through the vtable on every operation.)
+    @inlinable @inline(__always)
+    nonisolated func recordIsolation() -> UnsafeRawPointer? {
+        #if DEBUG
+        return enterIsolation(identity)
+        #else
+        return nil
+        #endif
+    }
+
     // MARK: Snapshots
 
     @inlinable nonisolated var isSettled: Bool { status.load(ordering: .acquiring).contains(.settled) }
