@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import ActorPromise
 
@@ -79,6 +80,37 @@ struct ResolverReleaseTests {
             #if DEBUG
             #expect(reports.count(line: line) == 1)
             #endif
+        }
+    }
+
+    @Test("R8 R1 a resolver fulfils and goes on one thread while another registers handlers: fulfilled every time, never reported abandoned (2,000 rounds)")
+    func fulfilRacingRegistrations() async throws {
+        try await recordingAbandonments { (reports: Reports) async throws in
+            let line = #line + 4
+            for _ in 0..<2_000 {
+                // The box holds the resolver's only reference, so it goes where the box lets go.
+                let (promise, held): (Promise<Int>, Locked<Resolver<Int>?>) = {
+                    let (promise, resolver) = Promise<Int>.pending()
+                    return (promise, Locked(resolver))
+                }()
+                let handlers = Locked<[Promise<Int>]>([])
+                DispatchQueue.concurrentPerform(iterations: 2) { index in
+                    if index == 0 {
+                        // Keeps the gate busy: each registration holds it for a moment.
+                        for _ in 0..<20 {
+                            let handler = promise.then(on: .inline) { $0 }
+                            handlers.withLock { $0.append(handler) }
+                        }
+                    } else {
+                        // The last reference leaves this scope right after the fulfilment.
+                        let resolver = held.withLock { $0.take() }
+                        resolver?.fulfill(7)
+                    }
+                }
+                #expect(try await promise.value == 7)
+                for handler in handlers.current { #expect(try await handler.value == 7) }
+            }
+            #expect(reports.count(line: line) == 0, "no fulfilled promise was reported abandoned")
         }
     }
 }

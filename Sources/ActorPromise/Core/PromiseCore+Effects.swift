@@ -81,7 +81,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Out of line: it is rare.
     @usableFromInline
     nonisolated func reportAbandoned() {
-        if case .failure(let error)? = settledOutcome, let error = error as? PromiseError {
+        if case .failure(let error)? = settledOutcome, let error = error as? PromiseError, error.code == .abandoned {
             PromiseDiagnostics.reportAbandoned(error)
         }
     }
