@@ -31,7 +31,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///     interest too. Pass `false` for a promise kept to hand out later, after all of today's
     ///     waiters may have gone: it and its derived promises are then cancelled only by
     ///     `cancel()`.
-    ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
+    ///   - fileID: Where the promise is created, for diagnostics in debug builds (filled in for you).
     ///   - line: The line of that site (filled in for you).
     /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
     ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
@@ -49,7 +49,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - tracksInterest: See ``pending(tracksInterest:fileID:line:)``.
-    ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
+    ///   - fileID: Where the promise is created, for diagnostics in debug builds (filled in for you).
     ///   - line: The line of that site (filled in for you).
     ///   - body: Starts the work and keeps the resolver until the work is done. A thrown error
     ///     rejects the promise (unless the body settled it first).

@@ -52,7 +52,8 @@ public struct PromiseError: Error, CustomStringConvertible {
     public let code: Code
     /// The reason given to ``Promise/cancel(reason:)``, if any.
     public let reason: (any Error)?
-    /// Where the abandoned promise was created (`#fileID:#line`), for ``Code/abandoned``.
+    /// Where the abandoned promise was created (`#fileID:#line`), for ``Code/abandoned``; `nil`
+    /// in release builds, which record no sites.
     public let site: String?
     /// Whether an ``Code/abandoned`` promise lost the handler that was to settle it (its context
     /// dropped it) rather than its resolver; it only changes ``description``.

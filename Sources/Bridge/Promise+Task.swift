@@ -10,7 +10,7 @@ extension Promise {
     ///   - executor: A task executor to prefer (a `SerialQueue`, `ConcurrentQueue`,
     ///     `RunLoopThread` or `WorkerPool`); `nil` for Swift's default.
     ///   - tracksInterest: See ``Promise/pending(tracksInterest:fileID:line:)``.
-    ///   - fileID: Where the promise is created, for the abandonment report (filled in for you).
+    ///   - fileID: Where the promise is created, for diagnostics in debug builds (filled in for you).
     ///   - line: The line of that site (filled in for you).
     ///   - operation: The work. Like the body of `Task { }`, it inherits the caller's actor
     ///     isolation: written in `@MainActor` code or an actor method it may use `self` directly

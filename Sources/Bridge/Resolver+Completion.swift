@@ -62,7 +62,7 @@ public enum CallbackError: Error, Equatable {
 ///
 /// - Parameters:
 ///   - isolation: The caller's actor, filled in for you; `start` runs isolated to it.
-///   - fileID: Where the call is, for the abandonment report (filled in for you).
+///   - fileID: Where the call is, for diagnostics in debug builds (filled in for you).
 ///   - line: The line of that site (filled in for you).
 ///   - start: Starts the operation with the resolver.
 /// - Returns: The value the operation completed with.
