@@ -83,9 +83,6 @@ struct TreeState {
     /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
     @inlinable var tracksInterest: Bool { flags.contains(Flag.tracksInterest) }
 
-    /// How many dependents were cancelled; kept in the side object (cancellation is rare).
-    @inlinable var cancelledDependents: UInt32 { rare?.cancelledDependents ?? 0 }
-
     /// The promise this one follows, while it follows one. Read it here only with the gate held;
     /// other threads use `rare?.adoptee` under ``adoptionLock``.
     @inlinable var adoptee: (any PromiseNode)? { rare?.adoptee }
