@@ -1,6 +1,12 @@
 extension Promise {
     /// Calls `body` with the outcome once the promise settles — for callers that take callbacks (B5).
     ///
+    /// `body` is called exactly once, with the outcome this promise settled with: a cancel that
+    /// reaches the promise after it settled changes nothing `body` reports, even while `body`
+    /// still waits in `context`'s queue; a cancel that finds it pending reports the cancellation
+    /// error. A context that is told not to run `body` (a stopped run-loop thread, a cancelled
+    /// operation) never calls it: the Execution contexts article lists each case.
+    ///
     /// - Parameters:
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Receives the value or the error (cancellation included).

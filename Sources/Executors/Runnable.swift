@@ -20,7 +20,8 @@ public protocol Runnable: AnyObject, Sendable {
     func cancelWhileQueued()
 
     /// Whether running the item would be pointless: a promise handler whose promise was already
-    /// cancelled. Contexts that can remove queued work drop such items without running them.
+    /// cancelled. Contexts that can remove queued work may skip such items; a context that skips
+    /// one calls ``discard()`` on it instead of ``run()``, so that it frees what it holds.
     var isObsolete: Bool { get }
 }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a derived promise runs when its parent settles: the operator's handler, the context it runs
 /// on, and a runner that knows both promises' types.
 ///
@@ -152,11 +154,16 @@ extension StateActor: Runnable, OutcomeObserver {
         if let runner = link.runner.take() { runner(self) }
     }
 
-    /// A context dropped the handler without running it: nothing else can settle this promise.
+    /// A context dropped the handler without running it: the handler and its captures are freed,
+    /// and a promise still pending is abandoned — nothing else can settle it — and reported as
+    /// such (L1, R8). A promise already settled (cancelled, so the context skipped its handler)
+    /// keeps its outcome.
     @usableFromInline
     nonisolated func discard() {
         link = Link()
+        guard isPending else { return }
         typed.settle(.failure(PromiseError.handlerDropped()))
+        typed.reportAbandoned()
     }
 
     /// An operation queue cancelled the handler before it ran: this promise is cancelled.
@@ -215,11 +222,15 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// The outcome for a handler that observes errors (R5b): the parent's, or this promise's
-    /// cancellation error if it was cancelled while the handler waited. Such a handler runs either
-    /// way; what it returns is ignored by a promise that is already settled.
+    /// cancellation error if it was cancelled while its parent was still pending. A cancel that
+    /// came after the parent settled changes nothing the handler reports (R1, B5). Such a
+    /// handler runs either way; what it returns is ignored by a promise that is already settled.
     @inlinable @inline(__always)
     nonisolated func outcomeObservingCancellation<In: Sendable>(_: In.Type) -> Outcome<In>? {
-        guard isSettled else { return withSource(In.self) { $0.machine.outcome } }
+        let status = status.load(ordering: .acquiring)
+        guard status.contains(.settled), !status.contains(.cancelledAfterSource) else {
+            return withSource(In.self) { $0.machine.outcome }
+        }
         guard case .failure(let error)? = settledOutcome else { return nil }
         return .failure(error)
     }

@@ -69,7 +69,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func cancelStep(
         reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
     ) {
-        guard var cancelled = perform(.cancel(reason: reason)) else { return }
+        // A handler that observes outcomes reports its parent's settled outcome when the cancel
+        // comes after it (R1, B5): read before the cancel, so either order is a true one.
+        let afterSource = observesCancellation && parent.map { !$0.isPending } ?? false
+        guard var cancelled = perform(.cancel(reason: reason, afterSource: afterSource)) else { return }
         if let cancellation = cancelled.cancellation, !cancellation.children.isEmpty {
             work.append(contentsOf: cancellation.children)
             cancelled.cancellation = cancellation.withoutChildren()
@@ -123,8 +126,30 @@ func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
 /// runs while part of the branch below it is still pending, and none can settle a promise that
 /// the walk is about to cancel: a cancelled branch stays cancelled whatever its handlers return
 /// (R5b).
+///
+/// Promises that lose their last interested dependent while the effects are carried out (the
+/// promise a cancelled one followed, and the one that promise followed, down a recursive loop of
+/// any depth) are cancelled by the outermost walk on this thread once its branch is done, in
+/// the order they lost it (see ``loseInterest(_:)``): the stack does not grow with the chain.
 @usableFromInline
 func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
+    let thread = ThreadState.current
+    let isOutermost = !thread.isWalkingCancels
+    thread.isWalkingCancels = true
+    cancelBranch(nodes, reason: reason)
+    guard isOutermost else { return }
+    var next = 0
+    while next < thread.cancelBacklog.count {
+        let node = thread.cancelBacklog[next] as! any PromiseNode
+        next += 1
+        cancelBranch([node], reason: nil)
+    }
+    thread.cancelBacklog.removeAll()
+    thread.isWalkingCancels = false
+}
+
+/// The two phases of ``forwardCancel(to:reason:)`` for one set of nodes.
+private func cancelBranch(_ nodes: [any PromiseNode], reason: (any Error)?) {
     var work = nodes
     var effects: [() -> Void] = []
     while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work, then: &effects) }
@@ -132,10 +157,17 @@ func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
 }
 
 /// Tells `node` that one of its dependents was cancelled; cancels it if that was its last
-/// interested dependent and it tracks interest (R7).
+/// interested dependent and it tracks interest (R7). Inside a cancel walk the cancel joins that
+/// walk's backlog (see ``forwardCancel(to:reason:)``).
 @usableFromInline
 func loseInterest(_ node: any PromiseNode) {
-    if node.performTree(.dependentCancelled) == .cancelSelf { cancelTree(node, reason: nil) }
+    guard node.performTree(.dependentCancelled) == .cancelSelf else { return }
+    let thread = ThreadState.current
+    if thread.isWalkingCancels {
+        thread.cancelBacklog.append(node)
+    } else {
+        cancelTree(node, reason: nil)
+    }
 }
 
 /// Reports `node` done to its parent, and so on up while parents become done in turn.

@@ -12,7 +12,9 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case derive(any PromiseNode)
     /// Add a dependent with no observer.
     case addDependent
-    case cancel(reason: (any Error)?)
+    /// Cancel (R5). `afterSource`: the promise this one derives from had settled before the
+    /// cancel reached this one (see ``PromiseStatus/cancelledAfterSource``).
+    case cancel(reason: (any Error)?, afterSource: Bool = false)
     case onCancel(@Sendable () -> Void)
     /// Follow `source` (adoption); `follower` is the identity of the promise that follows.
     case follow(PromiseCore<Value>, follower: ObjectIdentifier)

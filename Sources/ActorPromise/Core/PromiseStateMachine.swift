@@ -29,8 +29,8 @@ struct PromiseStateMachine<Value: Sendable> {
     // bytes for an `Int` promise).
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var outcome: Outcome<Value>?
-    /// The hook (bits 0–1) and three flags in one byte (see ``flags`` accessors below);
-    /// `cancelledWhilePending` sits at ``PromiseStatus``'s bit for it.
+    /// The hook (bits 0–1) and four flags in one byte (see ``flags`` accessors below);
+    /// `cancelledWhilePending` and `cancelledAfterSource` sit at ``PromiseStatus``'s bits for them.
     @usableFromInline var flags: FlagByte
 
     @inlinable
@@ -43,6 +43,9 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable static var cancelledWhilePendingFlag: UInt8 { PromiseStatus.cancelledWhilePending.rawValue }
     @inlinable static var deliveringFlag: UInt8 { 8 }
     @inlinable static var orderedObserverFlag: UInt8 { 16 }
+    @inlinable static var cancelledAfterSourceFlag: UInt8 { PromiseStatus.cancelledAfterSource.rawValue }
+    /// The flags published in the status, at its bit positions.
+    @inlinable static var publishedFlags: UInt8 { cancelledWhilePendingFlag | cancelledAfterSourceFlag }
 
     /// What the promise does at a moment of its life other than settling (see ``Hook``).
     @inlinable var hook: Hook {
@@ -54,6 +57,13 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable var cancelledWhilePending: Bool {
         get { flags.contains(Self.cancelledWhilePendingFlag) }
         set { flags.set(Self.cancelledWhilePendingFlag, to: newValue) }
+    }
+
+    /// Whether the cancellation that found the promise pending came after the promise it derives
+    /// from had settled (see ``PromiseStatus/cancelledAfterSource``).
+    @inlinable var cancelledAfterSource: Bool {
+        get { flags.contains(Self.cancelledAfterSourceFlag) }
+        set { flags.set(Self.cancelledAfterSourceFlag, to: newValue) }
     }
 
     /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
@@ -80,14 +90,14 @@ struct PromiseStateMachine<Value: Sendable> {
         case .observe(let observer): register(observer, child: nil, dependent: true, tree: &tree)
         case .derive(let child): register(child, child: child, dependent: true, tree: &tree)
         case .addDependent: register(nil, child: nil, dependent: true, tree: &tree)
-        case .cancel(let reason): cancel(reason: reason, tree: &tree, hooks: &hooks)
+        case .cancel(let reason, let afterSource): cancel(reason: reason, afterSource: afterSource, tree: &tree, hooks: &hooks)
         case .onCancel(let handler): onCancel(handler, hooks: &hooks)
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree, hooks: &hooks)
         case .endDelivery: endDelivery()
         }
         // The tree's flags and this one sit at the status's bit positions.
         effects.status = PromiseStatus(
-            rawValue: tree.flags.bits & TreeState.Flag.published | flags.bits & Self.cancelledWhilePendingFlag)
+            rawValue: tree.flags.bits & TreeState.Flag.published | flags.bits & Self.publishedFlags)
         return effects
     }
 
@@ -202,8 +212,14 @@ struct PromiseStateMachine<Value: Sendable> {
         return effects
     }
 
+    /// Cancellation (R5): settles a pending promise with the cancellation error and runs its
+    /// `onCancel` handler; forwards to the children either way. `afterSource` says that the
+    /// promise this one derives from had already settled (a handler that observes outcomes then
+    /// reports that outcome, R1).
     @usableFromInline
-    mutating func cancel<Hooks: HookStore>(reason: (any Error)?, tree: inout TreeState, hooks: inout Hooks) -> PromiseEffects<Value> {
+    mutating func cancel<Hooks: HookStore>(
+        reason: (any Error)?, afterSource: Bool = false, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
         let adoptee = tree.adoptee
         guard let children = tree.cancel() else { return PromiseEffects() }
         guard outcome == nil else {
@@ -214,6 +230,7 @@ struct PromiseStateMachine<Value: Sendable> {
         let handler: (@Sendable () -> Void)? = if hook == .onCancel { hooks.take(as: CancelHandler.self)?.run } else { nil }
         var effects = settle(.failure(PromiseError.cancelled(reason: reason)), tree: &tree, hooks: &hooks)
         cancelledWhilePending = true
+        cancelledAfterSource = afterSource
         effects.cancellation = CancelEffects(
             children: children, reason: reason, handler: handler, parentLostInterest: true, adopteeLostInterest: adoptee)
         return effects

@@ -17,6 +17,9 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// Cancelled while it was pending. Final: such a promise never changes again, so a thread
     /// may act on it without the gate.
     @inlinable static var cancelledWhilePending: PromiseStatus { PromiseStatus(rawValue: 4) }
+    /// Cancelled while pending, after the promise it derives from had settled: its handler, if it
+    /// observes outcomes, reports that settled outcome, not the later cancel (R1, B5). Final.
+    @inlinable static var cancelledAfterSource: PromiseStatus { PromiseStatus(rawValue: 64) }
     // Fixed when the promise is made, and published here so that the state actor needs no field
     // of its own for them (W6): they are read without the gate.
     @inlinable static var tracksInterest: PromiseStatus { PromiseStatus(rawValue: 8) }

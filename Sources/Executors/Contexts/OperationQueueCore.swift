@@ -52,6 +52,7 @@ final class OperationQueueCore: Sendable {
                         if operation.item.isObsolete {
                             operation.state = .cancelled
                             releaseDependents(of: operation, owner: owner, into: &followups)
+                            followups.dropped.append(operation)
                             continue
                         }
                         operation.state = .running
@@ -69,11 +70,15 @@ final class OperationQueueCore: Sendable {
     struct Followups {
         var start: [QueuedOperation] = []
         var cancelled: [QueuedOperation] = []
+        /// Obsolete operations skipped without running: their items are discarded, which frees
+        /// what they hold (a cancelled promise's handler and its captures).
+        var dropped: [QueuedOperation] = []
         /// Dependents on other executors whose dependency just ended.
         var foreign: [QueuedOperation] = []
 
         func carryOut(on pool: WorkerPool) {
             for operation in cancelled { operation.item.cancelWhileQueued() }
+            for operation in dropped { operation.item.discard() }
             for dependent in foreign { dependent.executor.dependencyEnded(dependent) }
             start.forEach(pool.submit)
         }

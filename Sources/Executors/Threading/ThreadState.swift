@@ -4,7 +4,9 @@
 /// - the inline drain queue, which keeps synchronous handler chains flat (no stack growth);
 /// - the worker pool this thread belongs to, and its "next" slot for chain locality;
 /// - the promise state actor currently isolated on this thread (for `checkIsolated`);
-/// - a graveyard that releases long parent chains iteratively instead of recursively.
+/// - a graveyard that releases long parent chains iteratively instead of recursively;
+/// - the backlog of the cancel walk running on this thread, which keeps cancels that travel
+///   through chains of adoptions flat.
 ///
 /// It is only ever touched by its own thread, so it needs no lock and no dynamic exclusivity
 /// checks (each access is short and never overlaps another); it is not `Sendable`.
@@ -24,6 +26,11 @@ package final class ThreadState {
     /// Identity of the serial executor running a job on this thread, if any.
     @exclusivity(unchecked) package var runningExecutor: UnsafeRawPointer?
     @exclusivity(unchecked) private var graveyard: [AnyObject] = []
+    /// Whether a cancel walk is running on this thread.
+    @exclusivity(unchecked) package var isWalkingCancels = false
+    /// Promises a running cancel walk found it must cancel next: it cancels them once its own
+    /// branch is done, instead of starting a walk inside its walk.
+    @exclusivity(unchecked) package var cancelBacklog: [AnyObject] = []
     @exclusivity(unchecked) private var isBurying = false
 
     private init() {}
