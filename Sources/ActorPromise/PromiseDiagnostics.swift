@@ -6,7 +6,9 @@ public enum PromiseDiagnostics {
     private static let unhandled = DiagnosticHook<UnhandledRejection>()
 
     /// Called when a pending promise is abandoned (its resolver was released before settling it),
-    /// with the ``PromiseError`` its observers receive, before they receive it. In debug builds
+    /// with the ``PromiseError`` its observers receive, before they receive it; and when a context
+    /// drops a derived promise's handler without running it (a stopped run-loop thread), as that
+    /// promise is rejected. In debug builds
     /// `error.site` names where the promise was created; release builds record no sites (a site
     /// would take the room that keeps a resolver in malloc's smallest block), so it is `nil` there.
     ///

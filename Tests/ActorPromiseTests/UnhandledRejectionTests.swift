@@ -133,6 +133,20 @@ struct UnhandledRejectionTests {
         }
     }
 
+    @Test("R14 not reported: rejected after every promise derived from it was cancelled")
+    func rejectedAfterDependentsCancelled() async throws {
+        // Its dependents registered for the outcome and then gave it up: an error nobody wants any
+        // more is not an unhandled one (the Semantics article, *Unhandled rejections*).
+        try await expectNoReport(20) {
+            let (promise, resolver) = Promise<Int>.pending(tracksInterest: false)
+            let children = [promise.then { $0 + 1 }, promise.map { $0 * 2 }]
+            for child in children { child.cancel() }
+            resolver.reject(DiagnosedError(id: 20))
+            for child in children { #expect(child.isCancelled) }
+            return [promise.core] + children.map(\.core)
+        }
+    }
+
     @Test("R14 not reported: handled at the end of a chain")
     func handledAtEnd() async throws {
         try await expectNoReport(10) {
