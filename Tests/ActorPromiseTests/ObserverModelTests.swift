@@ -1,0 +1,319 @@
+import Testing
+import Dispatch
+import Foundation
+@testable import ActorPromise
+
+/// Randomized model test of what every observer sees, over every public operator and combinator,
+/// lazy and retried bodies, timers on a manual scheduler, `whenComplete`, blocking `wait`s and
+/// awaiting tasks cancelled at random moments, on every kind of context (made per round and
+/// released mid-flight) — with settlements, cancels, time and the contexts' own controls racing
+/// from three threads.
+///
+/// Where ``ModelCheckTests`` predicts each promise's outcome from a model of the rules, this test
+/// checks the rules every outcome must keep, whatever the interleaving:
+/// - every promise settles (nothing waits for ever because of a cancel or a released context);
+/// - every `whenComplete` callback runs exactly once, with the outcome its promise settled with
+///   (R1, B5), and so does every `wait` and every awaiter whose task was not cancelled (B1); an
+///   awaiter whose task was cancelled throws the cancellation or returns the outcome (B2);
+/// - everything the round made — promises, contexts — is freed afterwards (weak references).
+///
+/// `ACTORPROMISE_OBSERVER_ROUNDS` sets the number of rounds (default 150),
+/// `ACTORPROMISE_OBSERVER_SEED` the first round's seed (default: random). A failing round prints
+/// its seed and its script; the same seed builds the same graph and the same script.
+@Suite("Model check: every operator, observer and context, against the rules observers keep")
+struct ObserverModelTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let rounds = environment["ACTORPROMISE_OBSERVER_ROUNDS"].flatMap { Int($0) } ?? 150
+    static let firstSeed = environment["ACTORPROMISE_OBSERVER_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...UInt64(UInt32.max))
+
+    @Test("R1 R5 R5b B1 B2 B5 L1 random graphs of every operator: each observer sees its promise's outcome once, all is freed")
+    func randomRounds() async throws {
+        try await AsyncMutex.memoryHeavy.withLock { () async throws in
+            for round in 0..<Self.rounds {
+                let seed = Self.firstSeed &+ UInt64(round)
+                var round = ObserverRound(seed: seed)
+                let failure = await round.run()
+                if let failure {
+                    Issue.record("observer model round failed, replay with ACTORPROMISE_OBSERVER_SEED=\(seed): \(failure)")
+                    break
+                }
+            }
+        }
+    }
+}
+
+/// One round: a random graph, a random script of actions split over three threads, then checks.
+struct ObserverRound {
+    let seed: UInt64
+    var random: SplitMix64
+
+    init(seed: UInt64) {
+        self.seed = seed
+        self.random = SplitMix64(state: seed)
+    }
+
+    /// What a thread of the script does.
+    enum Action: CustomStringConvertible {
+        case fulfil(Int, Int)
+        case reject(Int, Int)
+        case cancel(Int)
+        case advance
+        case suspendOperations, resumeOperations
+        case releaseContexts
+
+        var description: String {
+            switch self {
+            case .fulfil(let root, let value): "fulfil root \(root) with \(value)"
+            case .reject(let root, let id): "reject root \(root) with \(id)"
+            case .cancel(let index): "cancel #\(index)"
+            case .advance: "advance the clock"
+            case .suspendOperations: "suspend the operation executor"
+            case .resumeOperations: "resume the operation executor"
+            case .releaseContexts: "release the round's contexts"
+            }
+        }
+    }
+
+    /// An outcome as text, so that outcomes of any error type compare: the same error value
+    /// prints the same.
+    static func text(_ result: Result<Int, any Error>) -> String {
+        switch result {
+        case .success(let value): "value \(value)"
+        case .failure(let error): "error \(error)"
+        }
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
+    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+
+    /// Runs the round; returns what went wrong, or `nil`.
+    mutating func run() async -> String? {
+        var log: [String] = []
+        let time = ManualScheduler()
+        var watched: [WeakReference] = []
+        let failure: String?
+        do {
+            // Contexts of this round; the round lets go of them at a random moment.
+            let serial = SerialQueue(label: "observer.serial")
+            let concurrent = ConcurrentQueue(label: "observer.concurrent")
+            let operations = OperationExecutor(label: "observer.operations", maxConcurrentCount: 2)
+            let loop = RunLoopThread(name: "observer.loop")
+            let dispatch = DispatchQueue(label: "observer.dispatch")
+            let foundation = OperationQueue()
+            watched += [WeakReference(serial), WeakReference(concurrent), WeakReference(operations), WeakReference(loop)]
+            let held = Locked<[any ExecutionContext]?>([serial, concurrent, operations, loop, dispatch, foundation])
+            let contexts: [any ExecutionContext] = [.inline, .global, serial, concurrent, operations, loop, dispatch, foundation]
+
+            // Roots: pending (with and without interest tracking), lazy, settled.
+            var promises: [Promise<Int>] = []
+            var resolvers: [Resolver<Int>] = []
+            /// Lazy promises: one that nobody observes never runs its body, so stays pending (R10).
+            var lazy: Set<Int> = []
+            for index in 0..<Int.random(in: 2...4, using: &random) {
+                let (promise, resolver) = Promise<Int>.pending(tracksInterest: chance(70))
+                promises.append(promise)
+                resolvers.append(resolver)
+                log.append("#\(promises.count - 1) = root \(index)")
+            }
+            let lazyResolver = Locked<Resolver<Int>?>(nil)
+            promises.append(Promise<Int>.lazy { resolver in lazyResolver.withLock { $0 = resolver } })
+            lazy.insert(promises.count - 1)
+            log.append("#\(promises.count - 1) = lazy root (settled at the end)")
+            if chance(50) {
+                promises.append(chance(50) ? Promise(value: 100) : Promise(error: TestError(id: 100)))
+                log.append("#\(promises.count - 1) = settled")
+            }
+
+            // Derived promises, each from one or two earlier ones.
+            for _ in 0..<Int.random(in: 6...18, using: &random) {
+                let source = pick(promises)
+                let other = pick(promises)
+                let context = pick(contexts)
+                let (promise, name) = derive(source, other, on: context, time: time)
+                promises.append(promise)
+                if name.hasPrefix("lazy") { lazy.insert(promises.count - 1) }
+                log.append("#\(promises.count - 1) = \(name) on \(type(of: context))")
+            }
+            watched += promises.map { WeakReference($0.core) }
+
+            // Observers: whenComplete on a random context, awaiting tasks (some cancelled at a
+            // random moment), blocking waits on a dispatch queue.
+            struct Observation { let index: Int; let seen: Locked<[String]> }
+            var completions: [Observation] = []
+            var awaiters: [(index: Int, task: Task<Result<Int, any Error>, Never>, cancelled: Bool)] = []
+            var waits: [Observation] = []
+            let waitGroup = DispatchGroup()
+            for index in promises.indices where chance(45) {
+                let seen = Locked<[String]>([])
+                promises[index].whenComplete(on: pick(contexts)) { (result: Result<Int, any Error>) in
+                    seen.withLock { $0.append(Self.text(result)) }
+                }
+                completions.append(Observation(index: index, seen: seen))
+            }
+            for index in promises.indices where chance(20) {
+                let promise = promises[index]
+                let task = Task { await promise.outcome }
+                awaiters.append((index, task, chance(40)))
+            }
+            for index in promises.indices where chance(8) {
+                let promise = promises[index]
+                let seen = Locked<[String]>([])
+                DispatchQueue.global().async(group: waitGroup) {
+                    let result = Result { try promise.wait() }
+                    seen.withLock { $0.append(Self.text(result)) }
+                }
+                waits.append(Observation(index: index, seen: seen))
+            }
+
+            // The script: settlements, cancels, time, the executor's controls, the release.
+            var actions: [Action] = []
+            for root in resolvers.indices where chance(80) {
+                actions.append(chance(70) ? .fulfil(root, Int.random(in: 0...50, using: &random)) : .reject(root, root))
+            }
+            for _ in 0..<Int.random(in: 0...4, using: &random) { actions.append(.cancel(Int.random(in: 0..<promises.count, using: &random))) }
+            if chance(60) { actions.append(.advance) }
+            if chance(30) { actions += [.suspendOperations, .resumeOperations] }
+            actions.append(.releaseContexts)
+            actions.shuffle(using: &random)
+            if let suspend = actions.firstIndex(where: { if case .suspendOperations = $0 { true } else { false } }),
+               let resume = actions.firstIndex(where: { if case .resumeOperations = $0 { true } else { false } }),
+               resume < suspend {
+                actions.swapAt(suspend, resume)
+            }
+            var scripts: [[Action]] = [[], [], []]
+            for action in actions {
+                // The executor's suspend and resume stay on one thread, in that order.
+                switch action {
+                case .suspendOperations, .resumeOperations: scripts[0].append(action)
+                default: scripts[Int.random(in: 0..<3, using: &random)].append(action)
+                }
+            }
+            log.append("script: " + scripts.map { $0.map(\.description).joined(separator: "; ") }.joined(separator: " | "))
+            awaiters.filter(\.cancelled).forEach { log.append("the task awaiting #\($0.index) is cancelled") }
+
+            let allPromises = promises
+            let allResolvers = resolvers
+            let group = DispatchGroup()
+            for script in scripts {
+                DispatchQueue.global().async(group: group) {
+                    for action in script {
+                        switch action {
+                        case .fulfil(let root, let value): allResolvers[root].fulfill(value)
+                        case .reject(let root, let id): allResolvers[root].reject(TestError(id: id))
+                        case .cancel(let index): allPromises[index].cancel()
+                        case .advance: time.advance(by: .seconds(1))
+                        case .suspendOperations: operations.suspend()
+                        case .resumeOperations: operations.resume()
+                        case .releaseContexts: held.withLock { $0 = nil }
+                        }
+                    }
+                }
+            }
+            for awaiter in awaiters where awaiter.cancelled { awaiter.task.cancel() }
+            await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
+
+            // Let everything settle: every root settled, time run out.
+            for resolver in resolvers { resolver.fulfill(-1) }
+            lazyResolver.withLock { $0?.fulfill(-2) }
+            time.advance(by: .seconds(10))
+            let mustSettle = promises.indices.filter { !lazy.contains($0) }.map { promises[$0] }
+            if let unsettled = await Self.waitUntilSettled(mustSettle, time: time) {
+                failure = "\(String(reflecting: mustSettle[unsettled])) never settled"
+            } else {
+                failure = await Self.check(
+                    promises: promises, completions: completions.map { ($0.index, $0.seen) },
+                    waits: waits.map { ($0.index, $0.seen) }, waitGroup: waitGroup, awaiters: awaiters)
+            }
+            lazyResolver.withLock { $0 = nil }
+        }
+        if let failure { return failure + "\n" + log.joined(separator: "\n") }
+        if !(await waitUntilFreed(watched)) {
+            let kept = watched.compactMap { $0.object.map { String(reflecting: $0) } }
+            return "not freed: \(kept)\n" + log.joined(separator: "\n")
+        }
+        return nil
+    }
+
+    /// A promise derived from `source` (and `other`) by a random operator or combinator.
+    mutating func derive(
+        _ source: Promise<Int>, _ other: Promise<Int>, on context: any ExecutionContext, time: ManualScheduler
+    ) -> (Promise<Int>, String) {
+        switch Int.random(in: 0..<22, using: &random) {
+        case 0: return (source.then(on: context) { $0 + 1 }, "then")
+        case 1: return (source.map(on: context) { $0 * 2 }, "map")
+        case 2: return (source.flatMap(on: context) { _ in other }, "flatMap to another")
+        case 3: return (source.flatMap(on: context) { Promise(value: $0 + 3) }, "flatMap to a settled one")
+        case 4: return (source.recover(on: context) { _ in -7 }, "recover")
+        case 5: return (source.then(on: context, onFulfilled: { $0 + 5 }, onRejected: { _ in -5 }), "two-handler then")
+        case 6: return (source.ensure(on: context) {}, "ensure")
+        case 7: return (source.ensureThen(on: context) { Promise<Void>(value: ()) }, "ensureThen")
+        case 8: return (source.tap(on: context) { _ in }, "tap")
+        case 9: return (source.validate(on: context) { $0 % 3 != 0 }, "validate")
+        case 10:
+            let caught = source.catch(on: context) { _ in }
+            return (caught.map(on: .inline) { 9 }, "catch, then 9")
+        case 11: return (Promise.all([source, other]).map(on: .inline) { $0.reduce(0, +) }, "all")
+        case 12: return (Promise.allSettled([source, other]).map(on: .inline) { $0.count }, "allSettled")
+        case 13: return (Promise.any([source, other]), "any")
+        case 14: return (Promise.race([source, other]), "race")
+        case 15: return (zip(source, other).map(on: .inline) { $0 + $1 }, "zip")
+        case 16: return (Promise.reduce([source, other], into: 0, on: context) { $0 + $1 }, "reduce")
+        case 17:
+            let inputs = [source, other]
+            return (Promise<Int>.map(0..<2, maxConcurrency: 1, on: context) { inputs[$0] }.map(on: .inline) { $0.reduce(0, +) }, "map(maxConcurrency:)")
+        case 18:
+            return (Promise<Int>.retry(attempts: 2, delay: .fixed(.seconds(1)), scheduler: time) { attempt in attempt == 0 ? source : other }, "retry")
+        case 19: return (source.timeout(after: .seconds(1), scheduler: time), "timeout")
+        case 20: return (source.delay(.seconds(1), scheduler: time), "delay")
+        default:
+            let lazySource = source
+            return (Promise<Int>.lazy { resolver in resolver.resolve(with: lazySource) }, "lazy following (no context)")
+        }
+    }
+
+    /// Waits (polling snapshots, as observing would change interest) until every promise has
+    /// settled, moving the clock on meanwhile; returns the index of one that never did.
+    static func waitUntilSettled(_ promises: [Promise<Int>], time: ManualScheduler) async -> Int? {
+        let deadline = ContinuousClock.now + hangGuard
+        while ContinuousClock.now < deadline {
+            guard let pending = promises.firstIndex(where: \.isPending) else { return nil }
+            time.advance(by: .seconds(1))
+            _ = pending
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return promises.firstIndex(where: \.isPending)
+    }
+
+    static func check(
+        promises: [Promise<Int>], completions: [(Int, Locked<[String]>)], waits: [(Int, Locked<[String]>)],
+        waitGroup: DispatchGroup, awaiters: [(index: Int, task: Task<Result<Int, any Error>, Never>, cancelled: Bool)]
+    ) async -> String? {
+        func settled(_ index: Int) -> String { promises[index].result.map(text) ?? "pending" }
+        // Callbacks run after their promise settled, on their context: wait for each.
+        let deadline = ContinuousClock.now + hangGuard
+        for (index, seen) in completions {
+            while seen.current.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+            if seen.current != [settled(index)] {
+                return "whenComplete on #\(index) saw \(seen.current), the promise settled with \(settled(index))"
+            }
+        }
+        await withCheckedContinuation { done in waitGroup.notify(queue: .global()) { done.resume() } }
+        for (index, seen) in waits where seen.current != [settled(index)] {
+            return "wait() on #\(index) returned \(seen.current), the promise settled with \(settled(index))"
+        }
+        for awaiter in awaiters {
+            let result = await awaiter.task.value
+            let expected = settled(awaiter.index)
+            let isCancellation = if case .failure(let error) = result { error.isCancellation } else { false }
+            if text(result) != expected, !(awaiter.cancelled && isCancellation) {
+                return "an awaiter of #\(awaiter.index) got \(text(result)), the promise settled with \(expected)"
+            }
+        }
+        // The checks run after the wait for callbacks: no callback may run twice meanwhile.
+        for (index, seen) in completions where seen.current.count != 1 {
+            return "whenComplete on #\(index) ran \(seen.current.count) times"
+        }
+        return nil
+    }
+}
