@@ -30,7 +30,10 @@ struct ObserverModelTests {
     @Test("R1 R5 R5b B1 B2 B5 L1 random graphs of every operator: each observer sees its promise's outcome once, all is freed")
     func randomRounds() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in
+            var residentAfterWarmUp = 0
             for round in 0..<Self.rounds {
+                // Long runs say whether resident memory grew after the first thousand rounds.
+                if round == 1_000 { residentAfterWarmUp = residentBytes() }
                 let seed = Self.firstSeed &+ UInt64(round)
                 var round = ObserverRound(seed: seed)
                 let failure = await round.run()
@@ -38,6 +41,9 @@ struct ObserverModelTests {
                     Issue.record("observer model round failed, replay with ACTORPROMISE_OBSERVER_SEED=\(seed): \(failure)")
                     break
                 }
+            }
+            if residentAfterWarmUp > 0 {
+                print("ObserverModelTests: resident memory \(residentAfterWarmUp >> 20) MiB after 1,000 rounds, \(residentBytes() >> 20) MiB after \(Self.rounds)")
             }
         }
     }
@@ -59,7 +65,7 @@ struct ObserverRound {
         case reject(Int, Int)
         case cancel(Int)
         case advance
-        case suspendOperations, resumeOperations
+        case suspendOperations, resumeOperations, cancelOperations
         case releaseContexts
 
         var description: String {
@@ -70,6 +76,7 @@ struct ObserverRound {
             case .advance: "advance the clock"
             case .suspendOperations: "suspend the operation executor"
             case .resumeOperations: "resume the operation executor"
+            case .cancelOperations: "cancel the operation executor's queued work"
             case .releaseContexts: "release the round's contexts"
             }
         }
@@ -94,16 +101,20 @@ struct ObserverRound {
         var watched: [WeakReference] = []
         let failure: String?
         do {
-            // Contexts of this round; the round lets go of them at a random moment.
-            let serial = SerialQueue(label: "observer.serial")
-            let concurrent = ConcurrentQueue(label: "observer.concurrent")
-            let operations = OperationExecutor(label: "observer.operations", maxConcurrentCount: 2)
-            let loop = RunLoopThread(name: "observer.loop")
-            let dispatch = DispatchQueue(label: "observer.dispatch")
-            let foundation = OperationQueue()
-            watched += [WeakReference(serial), WeakReference(concurrent), WeakReference(operations), WeakReference(loop)]
-            let held = Locked<[any ExecutionContext]?>([serial, concurrent, operations, loop, dispatch, foundation])
-            let contexts: [any ExecutionContext] = [.inline, .global, serial, concurrent, operations, loop, dispatch, foundation]
+            // Contexts of this round: only `held` keeps them once the graph is built, and the
+            // script lets go of it at a random moment (L1: queued work still runs). A context is
+            // freed once nothing is queued on it, which the checks use as "all its work is done".
+            var own: [any ExecutionContext]? = [
+                SerialQueue(label: "observer.serial"), ConcurrentQueue(label: "observer.concurrent"),
+                OperationExecutor(label: "observer.operations", maxConcurrentCount: 1),
+                RunLoopThread(name: "observer.loop"), DispatchQueue(label: "observer.dispatch"), OperationQueue(),
+            ]
+            let contextWatch = own!.map { WeakReference($0 as AnyObject) }
+            watched += contextWatch.prefix(4)
+            let held = Locked<[any ExecutionContext]?>(own)
+            let weakOperations = contextWatch[2]
+            var contexts: [any ExecutionContext]? = [.inline, .global] + own!
+            own = nil
 
             // Roots: pending (with and without interest tracking), lazy, settled.
             var promises: [Promise<Int>] = []
@@ -116,8 +127,16 @@ struct ObserverRound {
                 resolvers.append(resolver)
                 log.append("#\(promises.count - 1) = root \(index)")
             }
-            let lazyResolver = Locked<Resolver<Int>?>(nil)
-            promises.append(Promise<Int>.lazy { resolver in lazyResolver.withLock { $0 = resolver } })
+            // Its body may first run after the script (a combinator that reaches it late): it
+            // keeps its resolver until the round ends, then is fulfilled at once.
+            let lazyResolver = Locked<(resolver: Resolver<Int>?, ended: Bool)>((nil, false))
+            promises.append(Promise<Int>.lazy { resolver in
+                let ended = lazyResolver.withLock { state in
+                    if !state.ended { state.resolver = resolver }
+                    return state.ended
+                }
+                if ended { resolver.fulfill(-2) }
+            })
             lazy.insert(promises.count - 1)
             log.append("#\(promises.count - 1) = lazy root (settled at the end)")
             if chance(50) {
@@ -127,35 +146,55 @@ struct ObserverRound {
 
             // Derived promises, each from one or two earlier ones.
             for _ in 0..<Int.random(in: 6...18, using: &random) {
-                let source = pick(promises)
-                let other = pick(promises)
-                let context = pick(contexts)
+                let sourceIndex = Int.random(in: 0..<promises.count, using: &random)
+                let otherIndex = Int.random(in: 0..<promises.count, using: &random)
+                let source = promises[sourceIndex]
+                let other = promises[otherIndex]
+                let context = pick(contexts!)
                 let (promise, name) = derive(source, other, on: context, time: time)
                 promises.append(promise)
                 if name.hasPrefix("lazy") { lazy.insert(promises.count - 1) }
-                log.append("#\(promises.count - 1) = \(name) on \(type(of: context))")
+                log.append("#\(promises.count - 1) = \(name) on \(type(of: context)) from #\(sourceIndex), #\(otherIndex)")
             }
             watched += promises.map { WeakReference($0.core) }
 
             // Observers: whenComplete on a random context, awaiting tasks (some cancelled at a
             // random moment), blocking waits on a dispatch queue.
-            struct Observation { let index: Int; let seen: Locked<[String]> }
+            /// An observer's record. On the operation executor, whose queued work the script may
+            /// cancel, the observer is a `tap` whose promise says what happened: it settles after
+            /// the callback ran, or is cancelled if its operation was (and the callback never runs).
+            struct Observation { let index: Int; let seen: Locked<[String]>; var tapped: Promise<Int>? = nil }
             var completions: [Observation] = []
             var awaiters: [(index: Int, task: Task<Result<Int, any Error>, Never>, cancelled: Bool)] = []
             var waits: [Observation] = []
             let waitGroup = DispatchGroup()
             for index in promises.indices where chance(45) {
                 let seen = Locked<[String]>([])
-                promises[index].whenComplete(on: pick(contexts)) { (result: Result<Int, any Error>) in
-                    seen.withLock { $0.append(Self.text(result)) }
+                let context = pick(contexts!)
+                if context is OperationExecutor {
+                    let tapped = promises[index].tap(on: context) { result in
+                        seen.withLock { $0.append(Self.text(result)) }
+                    }
+                    completions.append(Observation(index: index, seen: seen, tapped: tapped))
+                } else {
+                    promises[index].whenComplete(on: context) { (result: Result<Int, any Error>) in
+                        seen.withLock { $0.append(Self.text(result)) }
+                    }
+                    completions.append(Observation(index: index, seen: seen))
                 }
-                completions.append(Observation(index: index, seen: seen))
             }
+            // Awaiters from nonisolated code, from an actor and from the main actor.
+            let awaitingActor = AwaitingActor()
             for index in promises.indices where chance(20) {
                 let promise = promises[index]
-                let task = Task { await promise.outcome }
+                let task: Task<Result<Int, any Error>, Never> = switch Int.random(in: 0..<3, using: &random) {
+                case 0: Task { await promise.outcome }
+                case 1: Task { await awaitingActor.outcome(of: promise) }
+                default: Task { @MainActor in await promise.outcome }
+                }
                 awaiters.append((index, task, chance(40)))
             }
+            contexts = nil
             for index in promises.indices where chance(8) {
                 let promise = promises[index]
                 let seen = Locked<[String]>([])
@@ -174,6 +213,7 @@ struct ObserverRound {
             for _ in 0..<Int.random(in: 0...4, using: &random) { actions.append(.cancel(Int.random(in: 0..<promises.count, using: &random))) }
             if chance(60) { actions.append(.advance) }
             if chance(30) { actions += [.suspendOperations, .resumeOperations] }
+            if chance(15) { actions.append(.cancelOperations) }
             actions.append(.releaseContexts)
             actions.shuffle(using: &random)
             if let suspend = actions.firstIndex(where: { if case .suspendOperations = $0 { true } else { false } }),
@@ -185,7 +225,7 @@ struct ObserverRound {
             for action in actions {
                 // The executor's suspend and resume stay on one thread, in that order.
                 switch action {
-                case .suspendOperations, .resumeOperations: scripts[0].append(action)
+                case .suspendOperations, .resumeOperations, .cancelOperations: scripts[0].append(action)
                 default: scripts[Int.random(in: 0..<3, using: &random)].append(action)
                 }
             }
@@ -203,8 +243,9 @@ struct ObserverRound {
                         case .reject(let root, let id): allResolvers[root].reject(TestError(id: id))
                         case .cancel(let index): allPromises[index].cancel()
                         case .advance: time.advance(by: .seconds(1))
-                        case .suspendOperations: operations.suspend()
-                        case .resumeOperations: operations.resume()
+                        case .suspendOperations: (weakOperations.object as? OperationExecutor)?.suspend()
+                        case .resumeOperations: (weakOperations.object as? OperationExecutor)?.resume()
+                        case .cancelOperations: (weakOperations.object as? OperationExecutor)?.cancelAllOperations()
                         case .releaseContexts: held.withLock { $0 = nil }
                         }
                     }
@@ -215,17 +256,20 @@ struct ObserverRound {
 
             // Let everything settle: every root settled, time run out.
             for resolver in resolvers { resolver.fulfill(-1) }
-            lazyResolver.withLock { $0?.fulfill(-2) }
+            lazyResolver.withLock { $0.ended = true; return $0.resolver }?.fulfill(-2)
             time.advance(by: .seconds(10))
             let mustSettle = promises.indices.filter { !lazy.contains($0) }.map { promises[$0] }
             if let unsettled = await Self.waitUntilSettled(mustSettle, time: time) {
-                failure = "\(String(reflecting: mustSettle[unsettled])) never settled"
+                failure = "\(String(reflecting: mustSettle[unsettled])) never settled; all promises:\n"
+                    + promises.enumerated().map { "#\($0.offset) \(String(reflecting: $0.element))" }.joined(separator: "\n")
             } else {
+                let cancelsOperations = actions.contains { if case .cancelOperations = $0 { true } else { false } }
                 failure = await Self.check(
-                    promises: promises, completions: completions.map { ($0.index, $0.seen) },
+                    promises: promises,
+                    completions: completions.map { ($0.index, $0.seen, $0.tapped) }, cancelsOperations: cancelsOperations,
                     waits: waits.map { ($0.index, $0.seen) }, waitGroup: waitGroup, awaiters: awaiters)
             }
-            lazyResolver.withLock { $0 = nil }
+            lazyResolver.withLock { $0.resolver = nil }
         }
         if let failure { return failure + "\n" + log.joined(separator: "\n") }
         if !(await waitUntilFreed(watched)) {
@@ -286,16 +330,23 @@ struct ObserverRound {
     }
 
     static func check(
-        promises: [Promise<Int>], completions: [(Int, Locked<[String]>)], waits: [(Int, Locked<[String]>)],
+        promises: [Promise<Int>], completions: [(Int, Locked<[String]>, Promise<Int>?)], cancelsOperations: Bool,
+        waits: [(Int, Locked<[String]>)],
         waitGroup: DispatchGroup, awaiters: [(index: Int, task: Task<Result<Int, any Error>, Never>, cancelled: Bool)]
     ) async -> String? {
         func settled(_ index: Int) -> String { promises[index].result.map(text) ?? "pending" }
-        // Callbacks run after their promise settled, on their context: wait for each.
+        // Callbacks run after their promise settled, on their context: wait for each (a tap's
+        // promise settles once its callback ran). A tap whose operation the script cancelled is
+        // cancelled and never calls back, as documented (E3).
         let deadline = ContinuousClock.now + hangGuard
-        for (index, seen) in completions {
+        for (index, seen, tapped) in completions {
+            if let tapped {
+                _ = await tapped.outcome
+                if seen.current.isEmpty, cancelsOperations, tapped.isCancelled { continue }
+            }
             while seen.current.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
             if seen.current != [settled(index)] {
-                return "whenComplete on #\(index) saw \(seen.current), the promise settled with \(settled(index))"
+                return "the callback on #\(index) saw \(seen.current), the promise settled with \(settled(index))"
             }
         }
         await withCheckedContinuation { done in waitGroup.notify(queue: .global()) { done.resume() } }
@@ -311,9 +362,16 @@ struct ObserverRound {
             }
         }
         // The checks run after the wait for callbacks: no callback may run twice meanwhile.
-        for (index, seen) in completions where seen.current.count != 1 {
+        for (index, seen, tapped) in completions where seen.current.count != 1 && !(tapped?.isCancelled == true && seen.current.isEmpty) {
             return "whenComplete on #\(index) ran \(seen.current.count) times"
         }
         return nil
+    }
+}
+
+/// Awaits from an actor's method, as an actor that caches results would.
+actor AwaitingActor {
+    func outcome(of promise: Promise<Int>) async -> Result<Int, any Error> {
+        await promise.outcome
     }
 }
