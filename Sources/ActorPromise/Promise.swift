@@ -155,7 +155,11 @@ public struct Promise<Value: Sendable>: Sendable {
 
 extension Promise where Value == Void {
     /// Creates a promise that is already fulfilled with `()`.
-    public init() { self.init(value: ()) }
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the promise is created, for diagnostics in debug builds (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    public init(fileID: StaticString = #fileID, line: UInt = #line) { self.init(value: (), fileID: fileID, line: line) }
 }
 
 extension Promise: Hashable {

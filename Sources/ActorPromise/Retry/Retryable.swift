@@ -21,19 +21,31 @@ import ActorPromiseExecutors
 /// attempts and stops waiting for the attempt that is running, which then cancels itself and its
 /// work unless somebody else waits for it (B7).
 public struct Retryable<Value: Sendable>: Sendable {
-    private let body: @Sendable (_ attempt: Int) -> Promise<Value>
+    /// Builds the promise of one attempt; `site` is where the run was asked for, which the
+    /// promises a policy makes for the run record (debug builds).
+    private let body: @Sendable (_ attempt: Int, _ site: PromiseSite) -> Promise<Value>
 
     /// Work whose body builds a new promise for each run; `attempt` counts from 1 within a run of
     /// the innermost retry policy.
     public init(_ body: @escaping @Sendable (_ attempt: Int) -> Promise<Value>) {
+        self.body = { attempt, _ in body(attempt) }
+    }
+
+    private init(site body: @escaping @Sendable (_ attempt: Int, _ site: PromiseSite) -> Promise<Value>) {
         self.body = body
     }
 
     /// Runs the work once more — with its retry policies, if any — and returns that run's promise:
     /// the single value to hand out, which later runs never change.
     ///
+    /// - Parameters:
+    ///   - fileID: Where the run is asked for: the site the run's promise records in debug builds,
+    ///     when a retry policy or ``reuse()`` makes it (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     /// - Returns: A new promise per call. Cancelling it stops this run (see above).
-    public func run() -> Promise<Value> { body(1) }
+    public func run(fileID: StaticString = #fileID, line: UInt = #line) -> Promise<Value> {
+        body(1, PromiseSite(fileID: fileID, line: line))
+    }
 
     /// Retries a failed run up to `attempts` attempts in total, waiting `delay` between them.
     ///
@@ -67,9 +79,9 @@ public struct Retryable<Value: Sendable>: Sendable {
         decide: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision
     ) -> Retryable {
         let body = body
-        return Retryable { _ in
-            RetryDriver(body: body, scheduler: scheduler, decide: decide).start()
-        }
+        return Retryable(site: { _, site in
+            RetryDriver(body: { attempt in body(attempt, site) }, site: site, scheduler: scheduler, decide: decide).start()
+        })
     }
 
     /// Keeps the first value a run produces and hands it to every later run without running the
@@ -77,13 +89,13 @@ public struct Retryable<Value: Sendable>: Sendable {
     public func reuse() -> Retryable {
         let body = body
         let cache = ValueCache<Value>()
-        return Retryable { attempt in
-            if let value = cache.value { return Promise(value: value) }
-            return body(attempt).then(on: .inline) { value in
-                cache.store(value)
-                return value
+        return Retryable(site: { attempt, site in
+            if let value = cache.value { return Promise(core: PromiseCore(PromiseStateMachine(outcome: .success(value)), site: site)) }
+            return body(attempt, site).derive(on: .inline, site: site) { outcome in
+                if case .success(let value) = outcome { cache.store(value) }
+                return .settle(outcome)
             }
-        }
+        })
     }
 }
 
@@ -94,9 +106,11 @@ extension Promise {
         attempts: Int,
         delay: RetryDelay = .none,
         scheduler: any PromiseScheduler = .system,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @Sendable (_ attempt: Int) -> Promise<Value>
     ) -> Promise<Value> {
-        Retryable(body).retry(attempts: attempts, delay: delay, scheduler: scheduler).run()
+        Retryable(body).retry(attempts: attempts, delay: delay, scheduler: scheduler).run(fileID: fileID, line: line)
     }
 }
 
@@ -128,13 +142,14 @@ final class RetryDriver<Value: Sendable>: Sendable {
         var attempt = 0
     }
 
-    init(body: @escaping @Sendable (Int) -> Promise<Value>, scheduler: any PromiseScheduler,
+    init(body: @escaping @Sendable (Int) -> Promise<Value>, site: PromiseSite, scheduler: any PromiseScheduler,
          decide: @escaping @Sendable (Int, any Error) -> RetryDecision) {
         // Every attempt runs with the task-local values bound where the run started (R15).
         self.body = PromiseTaskLocals.carrying(body)
         self.scheduler = scheduler
         self.decide = decide
-        (promise, resolver) = Promise<Value>.pending()
+        let core = PromiseCore<Value>(PromiseStateMachine(), site: site)
+        (promise, resolver) = (Promise(core: core), Resolver(core: core))
     }
 
     func start() -> Promise<Value> {
