@@ -106,7 +106,7 @@ public struct PromiseError: Error, CustomStringConvertible {
         case .timedOut:
             return "PromiseError.timedOut"
         case .wouldDeadlock:
-            return "PromiseError.wouldDeadlock: \(site ?? "a blocking wait") would block the thread that has to settle the promise"
+            return "PromiseError.wouldDeadlock: \(site ?? "a blocking wait") was refused: blocking there could stop the very work that settles the promise. Use `try await promise.value` in async code, or `whenComplete` to be called back with the outcome, instead of `wait()`"
         case .adoptionCycle:
             return "PromiseError.adoptionCycle: \(site ?? "a cycle of promises") following one another can never settle"
         default:

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import ActorPromise
 import Dispatch
 
@@ -71,6 +72,56 @@ struct ContextTests {
         }
         #expect(try await fromPool.value == "wouldDeadlock")
         _ = _keep
+    }
+}
+
+/// E5 on Foundation's queues: a handler on a concurrent queue holds nothing another thread needs
+/// to settle a promise, so `wait()` there waits, as `DispatchQueue.sync` from such a block does;
+/// a serial queue is held by the waiting handler, so `wait()` there is refused.
+@Suite("E5 a blocking wait on Foundation's queues")
+struct FoundationQueueWaitTests {
+    /// A handler on `context` that waits for a promise another thread settles once the handler
+    /// has started; returns what the wait returned, or the error's text.
+    static func waitInside(_ context: any ExecutionContext) async throws -> String {
+        let (other, resolver) = Promise<Int>.pending()
+        let (started, start) = Promise<Void>.pending()
+        let result = Promise(value: ()).then(on: context) { _ -> String in
+            start.fulfill()
+            do { return "waited for \(try other.wait(timeout: hangGuard))" } catch { return "\(error)" }
+        }
+        try await started.value
+        // Settled from another thread; usually after the handler blocked, which is what this
+        // tests, but the outcome must be the same either way.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { resolver.fulfill(5) }
+        return try await result.value
+    }
+
+    @Test("E5 wait() in a handler on DispatchQueue.global() waits for another thread's fulfil")
+    func globalQueue() async throws {
+        #expect(try await Self.waitInside(DispatchQueue.global()) == "waited for 5")
+        #expect(try await Self.waitInside(DispatchQueue.global(qos: .utility)) == "waited for 5")
+    }
+
+    @Test("E5 wait() waits in a concurrent queue's concurrentContext and in a wide OperationQueue")
+    func concurrentQueues() async throws {
+        let concurrent = DispatchQueue(label: "wait.concurrent", attributes: .concurrent)
+        #expect(try await Self.waitInside(concurrent.concurrentContext) == "waited for 5")
+        let wide = OperationQueue()
+        wide.maxConcurrentOperationCount = 4
+        #expect(try await Self.waitInside(wide) == "waited for 5")
+    }
+
+    @Test("E5 wait() is refused on a serial DispatchQueue and a serial OperationQueue, naming the queue and what to do")
+    func serialQueues() async throws {
+        let serial = DispatchQueue(label: "wait.serial")
+        let message = try await Self.waitInside(serial)
+        #expect(message.contains("wouldDeadlock") && message.contains("DispatchQueue 'wait.serial'"), "\(message)")
+        #expect(message.contains("await") && message.contains("whenComplete"), "\(message)")
+        let one = OperationQueue()
+        one.name = "wait.one"
+        one.maxConcurrentOperationCount = 1
+        let fromOperation = try await Self.waitInside(one)
+        #expect(fromOperation.contains("wouldDeadlock") && fromOperation.contains("OperationQueue 'wait.one'"), "\(fromOperation)")
     }
 }
 

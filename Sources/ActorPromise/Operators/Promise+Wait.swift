@@ -18,10 +18,18 @@ extension Promise {
     ///   promise may need: it throws ``PromiseError/Code/wouldDeadlock`` at once (unless the
     ///   promise is already settled). Use `try await promise.value` there.
     /// - **On a thread the settlement may need** — a `WorkerPool` thread, inside an item of a
-    ///   `SerialQueue`, `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread`, inside a
-    ///   main-context handler, or inside an inline handler — it throws ``PromiseError`` with code
-    ///   ``PromiseError/Code/wouldDeadlock`` at once (unless the promise is already settled). The
-    ///   error's ``PromiseError/site`` names that context.
+    ///   `SerialQueue`, `ConcurrentQueue`, `OperationExecutor` or `RunLoopThread`, inside a block
+    ///   of a serial `DispatchQueue` (or a barrier block of a concurrent one, which is how handlers
+    ///   run there by default), inside an operation of an `OperationQueue` whose
+    ///   `maxConcurrentOperationCount` is 1, inside a main-context handler, or inside an inline
+    ///   handler — it throws ``PromiseError`` with code ``PromiseError/Code/wouldDeadlock`` at
+    ///   once (unless the promise is already settled). The error's ``PromiseError/site`` names
+    ///   that context, and its description says what to do instead: `await` the value, or pass a
+    ///   callback to `whenComplete`.
+    /// - **On a concurrent Foundation queue** — a handler on `DispatchQueue.global()`, on a
+    ///   queue's `concurrentContext`, or on an `OperationQueue` that runs several operations at
+    ///   once — it blocks, as `DispatchQueue.sync` from such a block does: the queue's other blocks
+    ///   run meanwhile, so another thread can settle the promise.
     ///
     /// While it waits, the wait counts as a dependent of the promise. A wait that times out stops
     /// waiting: if it was the last dependent, the promise cancels itself and stops its work (B7).

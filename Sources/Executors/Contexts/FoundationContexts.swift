@@ -12,12 +12,24 @@ extension DispatchQueue: ExecutionContext {
     /// barrier waits for earlier blocks and runs alone — the safe default for handlers that
     /// touch state the queue guards, as with ``ConcurrentQueue``. Use ``concurrentContext`` for
     /// handlers that may run side by side. (The global queues ignore barriers.)
+    ///
+    /// A blocking `wait()` inside such a handler waits on a global queue, whose blocks run side by
+    /// side (as `DispatchQueue.sync` from a block there does); on any other queue it is refused with
+    /// `PromiseError.wouldDeadlock`, since the handler holds the queue the settlement may need.
     public func submit(_ item: any Runnable) {
-        async(flags: .barrier) { ThreadState.current.running(self) { item.run() } }
+        if isGlobal {
+            async { item.run() }
+        } else {
+            async(flags: .barrier) { ThreadState.current.running(self) { item.run() } }
+        }
     }
 
+    /// Whether this is one of the global concurrent queues (`DispatchQueue.global(qos:)`), which
+    /// Dispatch names `com.apple.root.…`.
+    var isGlobal: Bool { label.hasPrefix("com.apple.root.") }
+
     /// A context that submits to this queue without barriers: on a concurrent queue, handlers run
-    /// in parallel.
+    /// in parallel, and a blocking `wait()` inside one waits, as `DispatchQueue.sync` does.
     public var concurrentContext: some ExecutionContext { ConcurrentDispatchContext(queue: self) }
 }
 
@@ -25,16 +37,20 @@ private final class ConcurrentDispatchContext: ExecutionContext {
     let queue: DispatchQueue
     init(queue: DispatchQueue) { self.queue = queue }
     func submit(_ item: any Runnable) {
-        queue.async { [queue] in ThreadState.current.running(queue) { item.run() } }
+        // Not recorded as the running context: other blocks of the queue run beside this one, so
+        // a blocking wait here holds nothing the settlement needs.
+        queue.async { item.run() }
     }
 }
 
 extension OperationQueue: ExecutionContext {
     /// Adds `item` as an operation of this queue.
     ///
-    /// With `maxConcurrentOperationCount == 1` handlers run in submission order. If the
-    /// operation is cancelled before it starts (`cancelAllOperations()`), the item is cancelled
-    /// instead of run: a handler's promise is rejected with `PromiseError.cancelled`.
+    /// With `maxConcurrentOperationCount == 1` handlers run in submission order, and a blocking
+    /// `wait()` inside one is refused with `PromiseError.wouldDeadlock` (the queue is held); on a
+    /// wider queue it waits. If the operation is cancelled before it starts
+    /// (`cancelAllOperations()`), the item is cancelled instead of run: a handler's promise is
+    /// rejected with `PromiseError.cancelled`.
     public func submit(_ item: any Runnable) {
         addOperation(ItemOperation(item, queue: self))
     }
@@ -66,7 +82,13 @@ private final class ItemOperation: Operation, @unchecked Sendable {
     override func main() {
         guard !isCancelled else { return }
         started = true
-        ThreadState.current.running(queue) { item.run() }
+        // A serial queue is held while the item runs: name it, so that a blocking wait inside
+        // refuses. On a wider queue other operations run beside this one, and a wait may block.
+        if queue.maxConcurrentOperationCount == 1 {
+            ThreadState.current.running(queue) { item.run() }
+        } else {
+            item.run()
+        }
     }
 }
 
