@@ -4,7 +4,9 @@ import ActorPromiseExecutors
 public struct BatchProgress: Sendable, Hashable, CustomStringConvertible {
     /// How many items are done: fulfilled (`all`, `map`) or settled (`allSettled`).
     public let completed: Int
-    /// How many items the batch has.
+    /// How many items the batch has. For `map(_:maxConcurrency:…)` over a sequence that is not a
+    /// collection, the elements read so far: it grows as the sequence is read, and is final once
+    /// the sequence has ended.
     public let total: Int
 
     /// `completed / total`, between 0 and 1 (1 for an empty batch).
@@ -52,14 +54,14 @@ public struct ProgressReporting: Sendable {
 /// ``ProgressReporting`` (see there for the rules).
 @usableFromInline
 final class ProgressReporter: Sendable {
-    private let total: Int
     private let reporting: ProgressReporting
-    private let state = LockedState(Counts())
+    private let state: LockedState<Counts>
 
     private struct Counts: Sendable {
         var completed = 0
+        var total: Int
         /// Counts not yet handed to the handler.
-        var pending: [Int] = []
+        var pending: [BatchProgress] = []
         /// A delivery item is queued or running on the context.
         var isDelivering = false
         var isStopped = false
@@ -67,17 +69,22 @@ final class ProgressReporter: Sendable {
 
     @usableFromInline
     init(total: Int, reporting: ProgressReporting) {
-        self.total = total
         self.reporting = reporting
+        self.state = LockedState(Counts(total: total))
+    }
+
+    /// The batch has at least `count` items (a sequence read one element at a time).
+    func grow(toAtLeast count: Int) {
+        state.withLock { $0.total = max($0.total, count) }
     }
 
     /// One more item is done.
     @usableFromInline
     func itemCompleted() {
         let submit = state.withLock { state -> Bool in
-            guard !state.isStopped, state.completed < total else { return false }
+            guard !state.isStopped, state.completed < state.total else { return false }
             state.completed += 1
-            state.pending.append(state.completed)
+            state.pending.append(BatchProgress(completed: state.completed, total: state.total))
             defer { state.isDelivering = true }
             return !state.isDelivering
         }
@@ -96,15 +103,15 @@ final class ProgressReporter: Sendable {
     /// Hands the pending counts to the handler, in order, until none is left.
     private func deliver() {
         while true {
-            let next: Int? = state.withLock { state in
+            let next: BatchProgress? = state.withLock { state in
                 guard !state.isStopped, !state.pending.isEmpty else {
                     state.isDelivering = false
                     return nil
                 }
                 return state.pending.removeFirst()
             }
-            guard let count = next else { return }
-            reporting.body(BatchProgress(completed: count, total: total))
+            guard let progress = next else { return }
+            reporting.body(progress)
         }
     }
 }

@@ -4,26 +4,31 @@ extension Promise {
     /// Maps every element to a promise, at most `maxConcurrency` at a time, and collects the
     /// values in input order.
     ///
-    /// With `maxConcurrency: 1` the elements are processed in series: the next transform starts
-    /// when the previous promise is fulfilled. The first rejection rejects the result, starts no
-    /// further transforms and stops waiting for the ones running: a running promise that nobody
-    /// else waits for is cancelled, and so is its work (B7). Cancelling the result, or the last
-    /// branch or awaiter that wanted it, does the same.
+    /// The sequence is read lazily, one element whenever a slot frees — PromiseKit's
+    /// `when(fulfilled: iterator, concurrently:)` — so it may be a generator that builds each
+    /// element on demand, or runs until it returns `nil`; it is never copied. With
+    /// `maxConcurrency: 1` the elements are processed in series: the next element is read and
+    /// transformed when the previous promise is fulfilled. The first rejection rejects the result,
+    /// reads no further element, starts no further transform and stops waiting for the ones
+    /// running: a running promise that nobody else waits for is cancelled, and so is its work
+    /// (B7). Cancelling the result, or the last branch or awaiter that wanted it, does the same.
     /// Empty input: `[]`.
     ///
     /// - Parameters:
     ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
     ///   - line: The line of that site (filled in for you).
-    ///   - elements: The inputs; read once, up front.
+    ///   - elements: The inputs, read one at a time as slots free (never concurrently). The call
+    ///     takes them over (`sending`): read nothing of theirs elsewhere meanwhile.
     ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
     ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
     ///   - progress: Where to report how many elements are done (see ``ProgressReporting``);
-    ///     silent once the result is rejected or cancelled.
+    ///     silent once the result is rejected or cancelled. Its total is the collection's count,
+    ///     or, for another sequence, the elements read so far.
     ///   - transform: Starts the work for one element.
     /// - Returns: The values in input order, or the first rejection.
-    /// - Complexity: O(*n*).
+    /// - Complexity: O(*n*); memory beyond the values: O(`maxConcurrency`).
     public static func map<Element: Sendable>(
-        _ elements: some Sequence<Element>,
+        _ elements: sending some Sequence<Element>,
         maxConcurrency: Int = 1,
         on context: any ExecutionContext = .global,
         progress: ProgressReporting? = nil,
@@ -31,61 +36,85 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
     ) -> Promise<[Value]> {
-        let elements = Array(elements)
-        let reporter = progress.map { ProgressReporter(total: elements.count, reporting: $0) }
+        let reporter = progress.map { ProgressReporter(total: elements.underestimatedCount, reporting: $0) }
         let driver = MapDriver(
-            elements, maxConcurrency: max(1, maxConcurrency), context: context, progress: reporter, fileID: fileID, line: line,
-            transform: transform)
+            LockedIterator(elements.makeIterator()), maxConcurrency: max(1, maxConcurrency), context: context,
+            progress: reporter, fileID: fileID, line: line, transform: transform)
         driver.startMore()
         return driver.promise
     }
 }
 
-/// Runs a bounded number of transforms at once and collects their values in order.
+/// Runs a bounded number of transforms at once over elements it reads one at a time, and
+/// collects their values in order.
 final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
-    private let elements: [Element]
+    private let source: LockedIterator<Element>
     private let maxConcurrency: Int
     private let context: any ExecutionContext
     private let transform: @Sendable (Element) throws -> Promise<Value>
     private let progress: ProgressReporter?
-    private let state: LockedState<Progress>
+    private let state = LockedState(Progress())
     let promise: Promise<[Value]>
     private let resolver: Resolver<[Value]>
 
     /// How far the batch is.
     private struct Progress: Sendable {
-        var values: [Value?]
-        var next = 0
+        /// One slot per element read, filled as its promise is fulfilled.
+        var values: [Value?] = []
         var running: [Int: Promise<Value>] = [:]
-        var runningCount = 0
-        var remaining: Int
+        /// Slots taken: transforms running, and reads under way.
+        var busy = 0
+        var completed = 0
+        /// The sequence has ended.
+        var exhausted = false
+        /// Fulfilled, rejected or cancelled: nothing more starts.
         var finished = false
+
+        /// Fulfils the batch if every element read is done and none is left.
+        mutating func takeValuesIfDone() -> [Value]? {
+            guard !finished, exhausted, busy == 0, completed == values.count else { return nil }
+            finished = true
+            return values.map { $0! }
+        }
     }
 
-    init(_ elements: [Element], maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
+    init(_ source: LockedIterator<Element>, maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
          fileID: StaticString, line: UInt, transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
+        self.source = source
         self.progress = progress
-        self.elements = elements
         self.maxConcurrency = maxConcurrency
         self.context = context
         self.transform = PromiseTaskLocals.carrying(transform)
-        self.state = LockedState(Progress(values: [Value?](repeating: nil, count: elements.count), remaining: elements.count))
         (promise, resolver) = Promise<[Value]>.pending(fileID: fileID, line: line)
         resolver.onCancel { [self] in fail(PromiseError.cancelled()) }
-        if elements.isEmpty { resolver.fulfill([]) }
     }
 
-    /// Starts transforms while there is room.
+    /// Reads and starts elements while there is room.
     func startMore() {
         while true {
-            let started: Int? = state.withLock { state in
-                guard !state.finished, state.next < elements.count, state.runningCount < maxConcurrency else { return nil }
-                state.next += 1
-                state.runningCount += 1
-                return state.next - 1
+            let hasRoom = state.withLock { state in
+                guard !state.finished, !state.exhausted, state.busy < maxConcurrency else { return false }
+                state.busy += 1
+                return true
             }
-            guard let index = started else { return }
-            let element = elements[index]
+            guard hasRoom else { return }
+            // Elements are numbered in the order they are read, under the source's lock.
+            let read = source.next { element in
+                (element, state.withLock { state in
+                    state.values.append(nil)
+                    return state.values.count - 1
+                })
+            }
+            guard let (element, index) = read else {
+                let values = state.withLock { state in
+                    state.busy -= 1
+                    state.exhausted = true
+                    return state.takeValuesIfDone()
+                }
+                if let values { resolver.fulfill(values) }
+                return
+            }
+            progress?.grow(toAtLeast: index + 1)
             let transform = transform
             // `work` follows the promise the transform returns; cancelling `work` stops the
             // transform from starting, or tells the returned promise it lost this dependent.
@@ -113,11 +142,10 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
                 guard !state.finished else { return .ignore }
                 state.values[index] = value
                 state.running[index] = nil
-                state.runningCount -= 1
-                state.remaining -= 1
-                guard state.remaining == 0 else { return .startMore }
-                state.finished = true
-                return .fulfill(state.values.map { $0! })
+                state.busy -= 1
+                state.completed += 1
+                if let values = state.takeValuesIfDone() { return .fulfill(values) }
+                return .startMore
             }
             if case .ignore = next { return }
             progress?.itemCompleted()
@@ -133,9 +161,9 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
     private enum Next {
         /// The batch had already finished (failed or cancelled).
         case ignore
-        /// Room for the next transform.
+        /// Room for the next element.
         case startMore
-        /// Every transform is done: the values in input order.
+        /// Every element is done: the values in input order.
         case fulfill([Value])
     }
 

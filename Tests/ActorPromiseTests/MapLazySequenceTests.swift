@@ -1,0 +1,100 @@
+import Testing
+import ActorPromise
+
+/// `Promise.map(_:maxConcurrency:…)` reads its input lazily, as PromiseKit's
+/// `when(fulfilled: iterator, concurrently:)` does: the next element only when a slot frees,
+/// nothing after the first failure or a cancel.
+@Suite("map over a lazy sequence: read as slots free")
+struct MapLazySequenceTests {
+    /// An endless generator that counts how many elements were read.
+    static func generator(_ reads: Locked<Int>) -> AnyIterator<Int> {
+        AnyIterator { reads.increment() - 1 }
+    }
+
+    /// Transforms whose promises the test settles, one resolver per element read.
+    final class Pending: Sendable {
+        let resolvers = Locked<[Int: Resolver<Int>]>([:])
+        let started = Locked(0)
+
+        func transform(_ element: Int) -> Promise<Int> {
+            let (promise, resolver) = Promise<Int>.pending()
+            resolvers.withLock { $0[element] = resolver }
+            started.increment()
+            return promise
+        }
+
+        func settle(_ element: Int, with value: Int) { resolvers.withLock { $0[element] }?.fulfill(value) }
+        func fail(_ element: Int) { resolvers.withLock { $0[element] }?.reject(TestError(id: element)) }
+    }
+
+    @Test("an endless generator: only maxConcurrency elements read until a slot frees")
+    func readsOnlyWhatFits() async throws {
+        let reads = Locked(0)
+        let pending = Pending()
+        let result = Promise<Int>.map(AnyIterator(Self.generator(reads)).prefix(1_000), maxConcurrency: 3, on: .inline) {
+            pending.transform($0)
+        }
+        #expect(reads.current == 3, "three slots, three elements read")
+        pending.settle(1, with: 10)
+        #expect(reads.current == 4, "one slot freed, one more element read")
+        pending.fail(0)
+        await #expect(throws: TestError(id: 0)) { try await result.value }
+        let afterFailure = reads.current
+        pending.settle(2, with: 20)
+        pending.settle(3, with: 30)
+        #expect(reads.current == afterFailure, "nothing is read after the first failure")
+    }
+
+    @Test("cancelling the result stops reading")
+    func cancelStopsReading() async throws {
+        let reads = Locked(0)
+        let pending = Pending()
+        let result = Promise<Int>.map(Self.generator(reads).lazy, maxConcurrency: 2, on: .inline) { pending.transform($0) }
+        #expect(reads.current == 2)
+        result.cancel()
+        pending.settle(0, with: 0)
+        pending.settle(1, with: 1)
+        #expect(reads.current == 2, "nothing is read after the cancel")
+        await #expect(throws: PromiseError.self) { try await result.value }
+    }
+
+    @Test("a generator that ends: the values of every element read, in order; progress counts what was read")
+    func endsWithNil() async throws {
+        var next = 0
+        let countdown = AnyIterator<Int> {
+            defer { next += 1 }
+            return next < 50 ? next : nil
+        }
+        let reports = Locked<[BatchProgress]>([])
+        let (lastReport, reported) = Promise<Void>.pending()
+        let values = try await Promise<Int>.map(
+            IteratorSequence(countdown), maxConcurrency: 4,
+            progress: .on(.inline) { progress in
+                reports.withLock { $0.append(progress) }
+                if progress.completed == 50 { reported.fulfill() }
+            }
+        ) { Promise(value: $0 * 2) }.value
+        #expect(values == (0..<50).map { $0 * 2 })
+        try await lastReport.value
+        #expect(reports.current.last.map { "\($0)" } == "50/50")
+        #expect(reports.current.allSatisfy { $0.completed <= $0.total })
+    }
+
+    @Test("a collection's progress has its count as the total from the first report")
+    func collectionTotal() async throws {
+        let totals = Locked<Set<Int>>([])
+        _ = try await Promise<Int>.map(Array(0..<10), maxConcurrency: 2, progress: .on(.inline) { progress in
+            totals.withLock { _ = $0.insert(progress.total) }
+        }) { Promise(value: $0) }.value
+        #expect(totals.current == [10])
+    }
+
+    @Test("20,000 elements built on demand, eight at a time, on the pool")
+    func largeLazyInput() async throws {
+        let values = try await Promise<Int>.map((0..<20_000).lazy.map { $0 * 3 }, maxConcurrency: 8) {
+            Promise(value: $0 + 1)
+        }.value
+        #expect(values.count == 20_000)
+        #expect(values.first == 1 && values.last == 59_998)
+    }
+}
