@@ -98,3 +98,86 @@ struct MapLazySequenceTests {
         #expect(values.first == 1 && values.last == 59_998)
     }
 }
+
+/// The `AsyncSequence` form: one task reads the sequence, awaiting the next element only when a
+/// slot frees.
+@Suite("map over an AsyncSequence")
+struct MapAsyncSequenceTests {
+    /// Counts its reads; after `limit` elements it ends, or throws if `failure` is set; an element
+    /// it has none for yet waits (in `Task.sleep`) until its task is cancelled.
+    struct Counted: AsyncSequence, Sendable {
+        let reads: Locked<Int>
+        var limit = Int.max
+        var failure: TestError?
+        var available = Int.max
+        let cancelled = Locked(false)
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let sequence: Counted
+            mutating func next() async throws -> Int? {
+                let index = sequence.reads.increment() - 1
+                if index >= sequence.available {
+                    do { try await Task.sleep(for: .seconds(3_600)) } catch { sequence.cancelled.withLock { $0 = true }; throw error }
+                }
+                if index >= sequence.limit {
+                    if let failure = sequence.failure { throw failure }
+                    return nil
+                }
+                return index
+            }
+        }
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(sequence: self) }
+    }
+
+    static func waitUntil(_ condition: () -> Bool) async {
+        let deadline = ContinuousClock.now + hangGuard
+        while !condition(), ContinuousClock.now < deadline { await Task.yield() }
+    }
+
+    @Test("an AsyncStream: every value, in input order")
+    func stream() async throws {
+        let numbers = AsyncStream<Int> { continuation in
+            for number in 0..<100 { continuation.yield(number) }
+            continuation.finish()
+        }
+        let values = try await Promise<Int>.map(numbers, maxConcurrency: 4) { Promise(value: $0 * 2) }.value
+        #expect(values == (0..<100).map { $0 * 2 })
+    }
+
+    @Test("the next element is read only when a slot frees")
+    func readsWhenSlotsFree() async throws {
+        let reads = Locked(0)
+        let pending = MapLazySequenceTests.Pending()
+        let result = Promise<Int>.map(Counted(reads: reads, limit: 5), maxConcurrency: 2, on: .inline) { pending.transform($0) }
+        await Self.waitUntil { pending.started.current == 2 }
+        #expect(reads.current == 2, "two slots: two elements read, and the reader waits")
+        for element in 0..<5 {
+            await Self.waitUntil { pending.started.current > element }
+            pending.settle(element, with: element)
+        }
+        #expect(try await result.value == [0, 1, 2, 3, 4])
+        #expect(reads.current == 6, "five elements and the end")
+    }
+
+    @Test("an error the sequence throws rejects the result")
+    func sequenceThrows() async throws {
+        let result = Promise<Int>.map(Counted(reads: Locked(0), limit: 3, failure: TestError(id: 5)), maxConcurrency: 2) {
+            Promise(value: $0)
+        }
+        await #expect(throws: TestError(id: 5)) { try await result.value }
+    }
+
+    @Test("cancelling the result cancels the read under way, and nothing more is read")
+    func cancelStopsTheReader() async throws {
+        let reads = Locked(0)
+        let sequence = Counted(reads: reads, available: 1)
+        let cancelled = sequence.cancelled
+        let result = Promise<Int>.map(sequence, maxConcurrency: 4) { Promise(value: $0) }
+        await Self.waitUntil { reads.current == 2 }   // the second read waits for an element
+        result.cancel()
+        await Self.waitUntil { cancelled.current }
+        #expect(cancelled.current, "the read under way saw its task cancelled")
+        #expect(reads.current == 2)
+        await #expect(throws: PromiseError.self) { try await result.value }
+    }
+}

@@ -45,10 +45,57 @@ extension Promise {
     }
 }
 
+extension Promise {
+    /// Maps every element of an asynchronous sequence to a promise, at most `maxConcurrency` at a
+    /// time, and collects the values in input order.
+    ///
+    /// As the synchronous form, but the sequence is read by a task: the next element is awaited
+    /// only when a slot frees. An error the sequence throws rejects the result like a failed
+    /// transform. Cancelling the result (or its last waiter) cancels that task, so the read under
+    /// way stops if the sequence honours cancellation, and no further element is read.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - elements: The inputs, read one at a time as slots free, by one task. The call takes
+    ///     them over (`sending`).
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - transform: Starts the work for one element.
+    /// - Returns: The values in input order, or the first rejection.
+    /// - Complexity: O(*n*); memory beyond the values: O(`maxConcurrency`).
+    public static func map<Input: AsyncSequence & SendableMetatype>(
+        _ elements: sending Input,
+        maxConcurrency: Int = 1,
+        on context: any ExecutionContext = .global,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ transform: @escaping @Sendable (Input.Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> where Input.Element: Sendable, Input.AsyncIterator: SendableMetatype {
+        let driver = MapDriver(
+            nil, maxConcurrency: max(1, maxConcurrency), context: context, progress: nil, fileID: fileID, line: line,
+            transform: transform)
+        let reader = Task {
+            var iterator = elements.makeAsyncIterator()
+            while await driver.awaitSlot() {
+                do {
+                    guard let element = try await iterator.next(isolation: nil) else { return driver.endOfInput() }
+                    driver.start(element)
+                } catch {
+                    return driver.fail(error)
+                }
+            }
+        }
+        driver.onFinish { reader.cancel() }
+        return driver.promise
+    }
+}
+
 /// Runs a bounded number of transforms at once over elements it reads one at a time, and
 /// collects their values in order.
 final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
-    private let source: LockedIterator<Element>
+    /// The synchronous input; `nil` when a task reads an asynchronous sequence (``awaitSlot()``).
+    private let source: LockedIterator<Element>?
     private let maxConcurrency: Int
     private let context: any ExecutionContext
     private let transform: @Sendable (Element) throws -> Promise<Value>
@@ -69,6 +116,18 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         var exhausted = false
         /// Fulfilled, rejected or cancelled: nothing more starts.
         var finished = false
+        /// The reading task of an asynchronous input, waiting for a slot.
+        var slotWaiter: CheckedContinuation<Bool, Never>?
+        /// Runs once the batch has finished (stops the reading task).
+        var onFinish: (@Sendable () -> Void)?
+
+        /// The waiter to resume, if a slot is free or the batch finished.
+        mutating func takeWaiterIfReady(maxConcurrency: Int) -> (CheckedContinuation<Bool, Never>, Bool)? {
+            guard let waiter = slotWaiter, finished || busy < maxConcurrency else { return nil }
+            slotWaiter = nil
+            if !finished { busy += 1 }
+            return (waiter, !finished)
+        }
 
         /// Fulfils the batch if every element read is done and none is left.
         mutating func takeValuesIfDone() -> [Value]? {
@@ -78,7 +137,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    init(_ source: LockedIterator<Element>, maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
+    init(_ source: LockedIterator<Element>?, maxConcurrency: Int, context: any ExecutionContext, progress: ProgressReporter?,
          fileID: StaticString, line: UInt, transform: @escaping @Sendable (Element) throws -> Promise<Value>) {
         self.source = source
         self.progress = progress
@@ -89,8 +148,15 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         resolver.onCancel { [self] in fail(PromiseError.cancelled()) }
     }
 
-    /// Reads and starts elements while there is room.
+    /// Reads and starts elements while there is room: the synchronous input is read here; the
+    /// reading task of an asynchronous one is woken if it waits for a slot.
     func startMore() {
+        guard let source else {
+            if let (waiter, hasRoom) = state.withLock({ $0.takeWaiterIfReady(maxConcurrency: maxConcurrency) }) {
+                waiter.resume(returning: hasRoom)
+            }
+            return
+        }
         while true {
             let hasRoom = state.withLock { state in
                 guard !state.finished, !state.exhausted, state.busy < maxConcurrency else { return false }
@@ -105,16 +171,66 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
                     return state.values.count - 1
                 })
             }
-            guard let (element, index) = read else {
-                let values = state.withLock { state in
-                    state.busy -= 1
-                    state.exhausted = true
-                    return state.takeValuesIfDone()
-                }
-                if let values { resolver.fulfill(values) }
-                return
-            }
+            guard let (element, index) = read else { return endOfInput() }
             progress?.grow(toAtLeast: index + 1)
+            startTransform(element, index)
+        }
+    }
+
+    /// Waits until a slot is free and takes it (`true`), or until the batch has finished
+    /// (`false`). For the task that reads an asynchronous input.
+    func awaitSlot() async -> Bool {
+        await withCheckedContinuation { waiter in
+            let ready = state.withLock { state in
+                state.slotWaiter = waiter
+                return state.takeWaiterIfReady(maxConcurrency: maxConcurrency)
+            }
+            if let (waiter, hasRoom) = ready { waiter.resume(returning: hasRoom) }
+        }
+    }
+
+    /// Starts the transform of an element the reading task read, in the slot it took.
+    func start(_ element: Element) {
+        let index = state.withLock { state in
+            state.values.append(nil)
+            return state.values.count - 1
+        }
+        startTransform(element, index)
+    }
+
+    /// The input has ended; the slot taken for reading is free again.
+    func endOfInput() {
+        let values = state.withLock { state in
+            state.busy -= 1
+            state.exhausted = true
+            return state.takeValuesIfDone()
+        }
+        if let values { finishing { resolver.fulfill(values) } }
+    }
+
+    /// Registers what to do once the batch has finished, at once if it already has.
+    func onFinish(_ body: @escaping @Sendable () -> Void) {
+        let finished = state.withLock { state in
+            if !state.finished { state.onFinish = body }
+            return state.finished
+        }
+        if finished { body() }
+    }
+
+    /// Settles the result with `settle`, then wakes a waiting reader (which stops) and runs the
+    /// finish action.
+    private func finishing(_ settle: () -> Void) {
+        settle()
+        let (waiter, action) = state.withLock { state in
+            defer { state.slotWaiter = nil; state.onFinish = nil }
+            return (state.slotWaiter, state.onFinish)
+        }
+        waiter?.resume(returning: false)
+        action?()
+    }
+
+    private func startTransform(_ element: Element, _ index: Int) {
+        do {
             let transform = transform
             // `work` follows the promise the transform returns; cancelling `work` stops the
             // transform from starting, or tells the returned promise it lost this dependent.
@@ -150,7 +266,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
             if case .ignore = next { return }
             progress?.itemCompleted()
             switch next {
-            case .fulfill(let collected): resolver.fulfill(collected)
+            case .fulfill(let collected): finishing { resolver.fulfill(collected) }
             case .startMore: startMore()
             case .ignore: break
             }
@@ -167,7 +283,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         case fulfill([Value])
     }
 
-    private func fail(_ error: any Error) {
+    func fail(_ error: any Error) {
         let cancelled: [Promise<Value>]? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true
@@ -176,7 +292,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
         }
         guard let cancelled else { return }
         progress?.stop()
-        resolver.reject(error)
+        finishing { resolver.reject(error) }
         for promise in cancelled { promise.cancel() }
     }
 }
