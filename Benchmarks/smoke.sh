@@ -24,5 +24,6 @@ for run in "w6h0 actorpromise" "w6h0 nio" "w6h10 actorpromise" "w6h10 nio" "call
 done
 .build/release/Measure loop actorpromise 1000 >/dev/null
 .build/release/Measure loop nio 1000 >/dev/null
+.build/release/Measure maplazy actorpromise 1000 >/dev/null
 ./guard.sh
 echo "benchmark smoke pass: ok"

@@ -6,6 +6,7 @@
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w7 (serial-queue hop)   loop (resident bytes per pending iteration of a recursive loop)
+//             maplazy (resident bytes per element of map(_:maxConcurrency: 8) over a lazy sequence)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)
 //             w6h0, w6h1, w6h10 (bytes per pending promise with 0, 1, 10 handlers)
 //             callbacks, erase (the shapes of NIO's allocation guards "lots of callbacks" and
@@ -69,6 +70,7 @@ case ("callbacks", "nio"): AllocationWorkloads.lotsOfCallbacksNIO(iterations: it
 case ("erase", "actorpromise"): AllocationWorkloads.eraseResult(iterations: iterations)
 case ("erase", "nio"): AllocationWorkloads.eraseResultNIO(iterations: iterations)
 case ("loop", "actorpromise"): print(ActorPromiseWorkloads.recursiveLoopBytes(iterations: iterations))
+case ("maplazy", "actorpromise"): print(ActorPromiseWorkloads.lazyMapBytes(count: iterations))
 case ("loop", "nio"): print(NIOWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
