@@ -33,9 +33,12 @@ let package = Package(
             name: "Fetch", dependencies: ["ActorPromise"], path: "Examples/Fetch",
             swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
+        // A stand-in for an SDK built before Swift concurrency (Swift 5 mode, callbacks on
+        // another thread), for the tests of the wrapping idioms (B8).
+        .target(name: "LegacySDK", path: "Tests/LegacySDK", swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "ActorPromiseTests",
-            dependencies: ["ActorPromise"],
+            dependencies: ["ActorPromise", "LegacySDK"],
             path: "Tests/ActorPromiseTests",
             // Each file sees only what it imports, so `OneImportTests` proves `import ActorPromise`.
             swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]

@@ -2,11 +2,61 @@
 extension Resolver {
     /// A completion handler of the `(Result<Value, E>) -> Void` shape that settles the promise (B4).
     ///
-    /// Hand it to a callback-based API. A second call is ignored; if the API drops the handler
-    /// without calling it, the resolver it captures goes away and the promise is rejected with
-    /// ``PromiseError/Code/abandoned`` — no hang.
-    public func completion<E: Error>(_ errorType: E.Type = (any Error).self) -> @Sendable (Result<Value, E>) -> Void {
+    /// Hand it to a callback-based API: the error type is inferred from the API's parameter
+    /// (`Result<Data, FeedError>` gives `E == FeedError`). A second call is ignored; if the API
+    /// drops the handler without calling it, the resolver it captures goes away and the promise is
+    /// rejected with ``PromiseError/Code/abandoned`` — no hang. The handler is not isolated to any
+    /// actor, so an API may call it on any thread, from any code (B8).
+    ///
+    /// - Parameter errorType: The API's error type; inferred where the handler is passed.
+    /// - Returns: The handler.
+    public func completion<E: Error>(_ errorType: E.Type = E.self) -> @Sendable (Result<Value, E>) -> Void {
         { [self] result in resolve(result) }
+    }
+
+    /// A completion handler of the `(Result<Value, any Error>) -> Void` shape, where nothing says
+    /// which error type the handler is for (`let handler = resolver.completion()`).
+    ///
+    /// - Returns: The handler, which settles the promise as the typed form does.
+    @_disfavoredOverload
+    public func completion() -> @Sendable (Result<Value, any Error>) -> Void {
+        { [self] result in resolve(result) }
+    }
+
+    /// A completion handler of any shape, which `transform` maps to the value: what it returns
+    /// fulfils the promise, what it throws rejects it (B4, B8).
+    ///
+    /// This is the way to wrap an API whose callback needs mapping, in code isolated to an actor —
+    /// a `@MainActor` view model, or any code of a target whose default isolation is the main
+    /// actor:
+    ///
+    /// ```swift
+    /// func text(_ path: String) -> Promise<String> {   // in main-actor code
+    ///     Promise { resolver in
+    ///         client.load(path, completion: resolver.completion { data, error in
+    ///             if let error { throw error }
+    ///             return String(decoding: data ?? Data(), as: UTF8.self)
+    ///         })
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// A closure written inside main-actor code and passed to an API that was not compiled for
+    /// Swift concurrency (a Swift 5 or Objective-C SDK) is itself main-actor code; when the API
+    /// calls it on another thread the process stops with a failed isolation check. `transform` is
+    /// `@Sendable`, so it belongs to no actor, and the handler around it is made here: the API may
+    /// call it on any thread. A second call is ignored; a handler the API drops surfaces as
+    /// ``PromiseError/Code/abandoned``.
+    ///
+    /// - Parameter transform: Maps the callback's arguments to the value, or throws the error to
+    ///   reject with. It runs on the thread that calls the handler, isolated to no actor.
+    /// - Returns: The handler, of the callback's shape.
+    public func completion<each Argument>(
+        _ transform: @escaping @Sendable (repeat each Argument) throws -> Value
+    ) -> @Sendable (repeat each Argument) -> Void {
+        { [self] (arguments: repeat each Argument) in
+            do { fulfill(try transform(repeat each arguments)) } catch { reject(error) }
+        }
     }
 
     /// A completion handler of the Objective-C `(Value?, Error?) -> Void` shape (B4).
