@@ -5,25 +5,30 @@ import Foundation
 
 /// Randomized model test of what every observer sees, over every public operator and combinator,
 /// lazy and retried bodies, timers on a manual scheduler, `whenComplete`, blocking `wait`s and
-/// awaiting tasks cancelled at random moments, on every kind of context (made per round and
-/// released mid-flight) — with settlements, cancels, time and the contexts' own controls racing
-/// from three threads.
+/// awaiting tasks (nonisolated, in an actor, on the main actor) cancelled at random moments, on
+/// every kind of context (inline, the pool, main, and a `SerialQueue`, `ConcurrentQueue`,
+/// `OperationExecutor`, `RunLoopThread`, `DispatchQueue` and `OperationQueue` made per round and
+/// released mid-flight) — with settlements, cancels, time and the contexts' own controls (suspend,
+/// resume and cancel-all of the operation executor, stop of the run-loop thread) racing from three
+/// threads.
 ///
 /// Where ``ModelCheckTests`` predicts each promise's outcome from a model of the rules, this test
 /// checks the rules every outcome must keep, whatever the interleaving:
 /// - every promise settles (nothing waits for ever because of a cancel or a released context);
 /// - every `whenComplete` callback runs exactly once, with the outcome its promise settled with
-///   (R1, B5), and so does every `wait` and every awaiter whose task was not cancelled (B1); an
-///   awaiter whose task was cancelled throws the cancellation or returns the outcome (B2);
+///   (R1, B5) — but one its context was told not to run (a cancelled operation, a stopped run
+///   loop), which never runs (see *When a context does not run a handler*) — and so does every
+///   `wait` and every awaiter whose task was not cancelled (B1); an awaiter whose task was
+///   cancelled throws the cancellation or returns the outcome (B2);
 /// - everything the round made — promises, contexts — is freed afterwards (weak references).
 ///
-/// `ACTORPROMISE_OBSERVER_ROUNDS` sets the number of rounds (default 150),
+/// `ACTORPROMISE_OBSERVER_ROUNDS` sets the number of rounds (default 300),
 /// `ACTORPROMISE_OBSERVER_SEED` the first round's seed (default: random). A failing round prints
 /// its seed and its script; the same seed builds the same graph and the same script.
 @Suite("Model check: every operator, observer and context, against the rules observers keep")
 struct ObserverModelTests {
     static let environment = ProcessInfo.processInfo.environment
-    static let rounds = environment["ACTORPROMISE_OBSERVER_ROUNDS"].flatMap { Int($0) } ?? 150
+    static let rounds = environment["ACTORPROMISE_OBSERVER_ROUNDS"].flatMap { Int($0) } ?? 300
     static let firstSeed = environment["ACTORPROMISE_OBSERVER_SEED"].flatMap { UInt64($0) }
         ?? UInt64.random(in: 1...UInt64(UInt32.max))
 
@@ -66,6 +71,7 @@ struct ObserverRound {
         case cancel(Int)
         case advance
         case suspendOperations, resumeOperations, cancelOperations
+        case stopLoop
         case releaseContexts
 
         var description: String {
@@ -77,6 +83,7 @@ struct ObserverRound {
             case .suspendOperations: "suspend the operation executor"
             case .resumeOperations: "resume the operation executor"
             case .cancelOperations: "cancel the operation executor's queued work"
+            case .stopLoop: "stop the run-loop thread"
             case .releaseContexts: "release the round's contexts"
             }
         }
@@ -113,7 +120,8 @@ struct ObserverRound {
             watched += contextWatch.prefix(4)
             let held = Locked<[any ExecutionContext]?>(own)
             let weakOperations = contextWatch[2]
-            var contexts: [any ExecutionContext]? = [.inline, .global] + own!
+            let weakLoop = contextWatch[3]
+            var contexts: [any ExecutionContext]? = [.inline, .global, MainContext.shared] + own!
             own = nil
 
             // Roots: pending (with and without interest tracking), lazy, settled.
@@ -171,7 +179,8 @@ struct ObserverRound {
             for index in promises.indices where chance(45) {
                 let seen = Locked<[String]>([])
                 let context = pick(contexts!)
-                if context is OperationExecutor {
+                // On the two contexts the script may tell not to run it, the observer is a tap.
+                if context is OperationExecutor || context is RunLoopThread {
                     let tapped = promises[index].tap(on: context) { result in
                         seen.withLock { $0.append(Self.text(result)) }
                     }
@@ -214,6 +223,7 @@ struct ObserverRound {
             if chance(60) { actions.append(.advance) }
             if chance(30) { actions += [.suspendOperations, .resumeOperations] }
             if chance(15) { actions.append(.cancelOperations) }
+            if chance(10) { actions.append(.stopLoop) }
             actions.append(.releaseContexts)
             actions.shuffle(using: &random)
             if let suspend = actions.firstIndex(where: { if case .suspendOperations = $0 { true } else { false } }),
@@ -246,6 +256,7 @@ struct ObserverRound {
                         case .suspendOperations: (weakOperations.object as? OperationExecutor)?.suspend()
                         case .resumeOperations: (weakOperations.object as? OperationExecutor)?.resume()
                         case .cancelOperations: (weakOperations.object as? OperationExecutor)?.cancelAllOperations()
+                        case .stopLoop: (weakLoop.object as? RunLoopThread)?.stop()
                         case .releaseContexts: held.withLock { $0 = nil }
                         }
                     }
@@ -263,10 +274,12 @@ struct ObserverRound {
                 failure = "\(String(reflecting: mustSettle[unsettled])) never settled; all promises:\n"
                     + promises.enumerated().map { "#\($0.offset) \(String(reflecting: $0.element))" }.joined(separator: "\n")
             } else {
-                let cancelsOperations = actions.contains { if case .cancelOperations = $0 { true } else { false } }
+                let dropsWork = actions.contains {
+                    switch $0 { case .cancelOperations, .stopLoop: true; default: false }
+                }
                 failure = await Self.check(
                     promises: promises,
-                    completions: completions.map { ($0.index, $0.seen, $0.tapped) }, cancelsOperations: cancelsOperations,
+                    completions: completions.map { ($0.index, $0.seen, $0.tapped) }, dropsWork: dropsWork,
                     waits: waits.map { ($0.index, $0.seen) }, waitGroup: waitGroup, awaiters: awaiters)
             }
             lazyResolver.withLock { $0.resolver = nil }
@@ -329,8 +342,15 @@ struct ObserverRound {
         return promises.firstIndex(where: \.isPending)
     }
 
+    /// Whether a tap's handler was dropped by its context as documented: its operation cancelled
+    /// (the tap is cancelled) or its run-loop thread stopped (the tap is abandoned).
+    static func wasDropped(_ tapped: Promise<Int>) -> Bool {
+        guard case .failure(let error as PromiseError)? = tapped.result else { return false }
+        return error.code == .cancelled || error.code == .abandoned
+    }
+
     static func check(
-        promises: [Promise<Int>], completions: [(Int, Locked<[String]>, Promise<Int>?)], cancelsOperations: Bool,
+        promises: [Promise<Int>], completions: [(Int, Locked<[String]>, Promise<Int>?)], dropsWork: Bool,
         waits: [(Int, Locked<[String]>)],
         waitGroup: DispatchGroup, awaiters: [(index: Int, task: Task<Result<Int, any Error>, Never>, cancelled: Bool)]
     ) async -> String? {
@@ -342,7 +362,7 @@ struct ObserverRound {
         for (index, seen, tapped) in completions {
             if let tapped {
                 _ = await tapped.outcome
-                if seen.current.isEmpty, cancelsOperations, tapped.isCancelled { continue }
+                if seen.current.isEmpty, dropsWork, Self.wasDropped(tapped) { continue }
             }
             while seen.current.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
             if seen.current != [settled(index)] {
@@ -362,7 +382,7 @@ struct ObserverRound {
             }
         }
         // The checks run after the wait for callbacks: no callback may run twice meanwhile.
-        for (index, seen, tapped) in completions where seen.current.count != 1 && !(tapped?.isCancelled == true && seen.current.isEmpty) {
+        for (index, seen, tapped) in completions where seen.current.count != 1 && !(tapped.map(wasDropped) == true && seen.current.isEmpty) {
             return "whenComplete on #\(index) ran \(seen.current.count) times"
         }
         return nil
