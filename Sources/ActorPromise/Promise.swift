@@ -94,7 +94,8 @@ public struct Promise<Value: Sendable>: Sendable {
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this
     // `Promise { try await work() }` picks this initializer (with `Value` a function type, which is
-    // not `Sendable`) over the async-closure one.
+    // not `Sendable`) over the async-closure one, and so would `Promise { compute() }` but for the
+    // synchronous-body initializer below.
     /// Creates a promise that is already fulfilled with `value`.
     ///
     /// - Parameters:
@@ -104,6 +105,24 @@ public struct Promise<Value: Sendable>: Sendable {
     @inlinable @_disfavoredOverload
     public init(value: Value, fileID: StaticString = #fileID, line: UInt = #line) {
         core = PromiseCore(PromiseStateMachine(outcome: .success(value)), site: PromiseSite(fileID: fileID, line: line))
+    }
+
+    /// Creates a promise settled with what `body` returns or throws, running it at once.
+    ///
+    /// `Promise { let x = compute(); return x + 1 }` is fulfilled with the result before the
+    /// initializer returns; an error `body` throws rejects it. (A body that awaits, `Promise { try
+    /// await work() }`, runs in a task instead; a body that takes a resolver, `Promise { resolver
+    /// in … }`, settles it later.)
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the promise is created, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - body: Computes the value, in the caller's isolation, on the caller's thread.
+    @inlinable
+    public init(fileID: StaticString = #fileID, line: UInt = #line, _ body: () throws -> Value) {
+        let outcome: Outcome<Value>
+        do { outcome = .success(try body()) } catch { outcome = .failure(error) }
+        core = PromiseCore(PromiseStateMachine(outcome: outcome), site: PromiseSite(fileID: fileID, line: line))
     }
 
     /// Creates a promise that is already rejected with `error`. Released without anyone taking
