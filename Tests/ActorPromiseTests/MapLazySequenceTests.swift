@@ -31,7 +31,7 @@ struct MapLazySequenceTests {
     func readsOnlyWhatFits() async throws {
         let reads = Locked(0)
         let pending = Pending()
-        let result = Promise<Int>.map(AnyIterator(Self.generator(reads)).prefix(1_000), maxConcurrency: 3, on: .inline) {
+        let result = Promise<Int>.map(Self.generator(reads), maxConcurrency: 3, on: .inline) {
             pending.transform($0)
         }
         #expect(reads.current == 3, "three slots, three elements read")
@@ -49,7 +49,7 @@ struct MapLazySequenceTests {
     func cancelStopsReading() async throws {
         let reads = Locked(0)
         let pending = Pending()
-        let result = Promise<Int>.map(Self.generator(reads).lazy, maxConcurrency: 2, on: .inline) { pending.transform($0) }
+        let result = Promise<Int>.map(Self.generator(reads), maxConcurrency: 2, on: .inline) { pending.transform($0) }
         #expect(reads.current == 2)
         result.cancel()
         pending.settle(0, with: 0)
@@ -68,7 +68,7 @@ struct MapLazySequenceTests {
         let reports = Locked<[BatchProgress]>([])
         let (lastReport, reported) = Promise<Void>.pending()
         let values = try await Promise<Int>.map(
-            IteratorSequence(countdown), maxConcurrency: 4,
+            countdown, maxConcurrency: 4,
             progress: .on(.inline) { progress in
                 reports.withLock { $0.append(progress) }
                 if progress.completed == 50 { reported.fulfill() }
@@ -89,13 +89,38 @@ struct MapLazySequenceTests {
         #expect(totals.current == [10])
     }
 
-    @Test("20,000 elements built on demand, eight at a time, on the pool")
-    func largeLazyInput() async throws {
-        let values = try await Promise<Int>.map((0..<20_000).lazy.map { $0 * 3 }, maxConcurrency: 8) {
-            Promise(value: $0 + 1)
+    @Test("a range of 20,000, eight at a time, on the pool; an endless range stopped by a failure")
+    func ranges() async throws {
+        let values = try await Promise<Int>.map(0..<20_000, maxConcurrency: 8) {
+            Promise(value: $0 * 3 + 1)
         }.value
         #expect(values.count == 20_000)
         #expect(values.first == 1 && values.last == 59_998)
+        let endless = Promise<Int>.map(1..., maxConcurrency: 4) { element in
+            element == 100 ? Promise(error: TestError(id: element)) : Promise(value: element)
+        }
+        await #expect(throws: TestError(id: 100)) { try await endless.value }
+    }
+
+    @MainActor final class Gallery {
+        var photos = [1, 2, 3]
+        func scale(_ photo: Int) -> Int { photo * 2 }
+
+        /// A lazy sequence over the model's own state is not `Sendable`: it is read at once, in
+        /// the model's isolation.
+        func scaled() -> Promise<[Int]> {
+            Promise<Int>.map(photos.lazy.map { self.scale($0) }, maxConcurrency: 2) { Promise(value: $0) }
+        }
+    }
+
+    @Test("every kind of input compiles and maps: arrays, sets, strides, iterators, lazy sequences in main-actor code")
+    @MainActor
+    func inputKinds() async throws {
+        #expect(try await Gallery().scaled().value == [2, 4, 6])
+        #expect(try await Promise<Int>.map([1, 2].makeIterator(), maxConcurrency: 2) { Promise(value: $0) }.value == [1, 2])
+        #expect(try await Promise<Int>.map(stride(from: 0, to: 6, by: 2)) { Promise(value: $0) }.value == [0, 2, 4])
+        #expect(try await Promise<Int>.map((0..<3).lazy.map { $0 + 1 }) { Promise(value: $0) }.value == [1, 2, 3])
+        #expect(try await Promise<Void>.map(Set([7])) { _ in Promise<Void>() }.value.count == 1)
     }
 }
 

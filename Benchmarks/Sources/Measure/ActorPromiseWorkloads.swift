@@ -130,15 +130,15 @@ extension ActorPromiseWorkloads {
         return (deepest.load(ordering: .relaxed) - before) / iterations
     }
 
-    /// Resident bytes per element of `map(_:maxConcurrency: 8)` over a lazy sequence of
-    /// `count` elements, read when the last element's transform starts: the result slots
+    /// Resident bytes per element of `map(_:maxConcurrency: 8)` over the range `0..<count`, whose
+    /// elements are made as they are read, read when the last element's transform starts: the result slots
     /// (16 bytes each for `Int?`, up to twice that while the array grows) and nothing per element
     /// of the input, which is read one element per free slot and never copied.
     static func lazyMapBytes(count: Int) -> Int {
         let before = heapInUse()
         let atLast = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        Promise<Int>.map((0..<count).lazy.map { $0 }, maxConcurrency: 8) { element in
+        Promise<Int>.map(0..<count, maxConcurrency: 8) { element in
             if element == count - 1 { atLast.store(heapInUse(), ordering: .relaxed) }
             return Promise(value: element)
         }.then(on: .inline) { _ in done.signal() }

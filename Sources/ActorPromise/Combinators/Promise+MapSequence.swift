@@ -4,21 +4,25 @@ extension Promise {
     /// Maps every element to a promise, at most `maxConcurrency` at a time, and collects the
     /// values in input order.
     ///
-    /// The sequence is read lazily, one element whenever a slot frees — PromiseKit's
-    /// `when(fulfilled: iterator, concurrently:)` — so it may be a generator that builds each
-    /// element on demand, or runs until it returns `nil`; it is never copied. With
-    /// `maxConcurrency: 1` the elements are processed in series: the next element is read and
-    /// transformed when the previous promise is fulfilled. The first rejection rejects the result,
-    /// reads no further element, starts no further transform and stops waiting for the ones
-    /// running: a running promise that nobody else waits for is cancelled, and so is its work
-    /// (B7). Cancelling the result, or the last branch or awaiter that wanted it, does the same.
-    /// Empty input: `[]`.
+    /// A `Sendable` sequence — an array, a range, `1...`, a sequence type of your own whose
+    /// elements are built on demand — is read lazily, one element whenever a slot frees, and never
+    /// copied; a sequence that never ends is fine, as long as a transform fails or the result is
+    /// cancelled at some point. With `maxConcurrency: 1` the elements are processed in series: the
+    /// next element is read and transformed when the previous promise is fulfilled. The first
+    /// rejection rejects the result, reads no further element, starts no further transform and
+    /// stops waiting for the ones running: a running promise that nobody else waits for is
+    /// cancelled, and so is its work (B7). Cancelling the result, or the last branch or awaiter
+    /// that wanted it, does the same. Empty input: `[]`.
+    ///
+    /// A sequence that is not `Sendable` (a `lazy.map` whose closure reads an actor's state, say)
+    /// is read in full when you call this, on your thread and in your isolation, then mapped the
+    /// same way; a generator that must be read lazily is passed as its iterator (the form below
+    /// that takes an `IteratorProtocol`).
     ///
     /// - Parameters:
     ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
     ///   - line: The line of that site (filled in for you).
-    ///   - elements: The inputs, read one at a time as slots free (never concurrently). The call
-    ///     takes them over (`sending`): read nothing of theirs elsewhere meanwhile.
+    ///   - elements: The inputs, read one at a time as slots free (never concurrently).
     ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
     ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
     ///   - progress: Where to report how many elements are done (see ``ProgressReporting``);
@@ -27,8 +31,42 @@ extension Promise {
     ///   - transform: Starts the work for one element.
     /// - Returns: The values in input order, or the first rejection.
     /// - Complexity: O(*n*); memory beyond the values: O(`maxConcurrency`).
+    public static func map<Elements: Sequence & Sendable>(
+        _ elements: Elements,
+        maxConcurrency: Int = 1,
+        on context: any ExecutionContext = .global,
+        progress: ProgressReporting? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ transform: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> where Elements.Element: Sendable {
+        mapReading(
+            LockedIterator(elements.makeIterator()), knownCount: elements.underestimatedCount,
+            maxConcurrency: maxConcurrency, context: context, progress: progress, fileID: fileID, line: line,
+            transform: transform)
+    }
+
+    /// Maps every element an iterator produces to a promise, at most `maxConcurrency` at a time,
+    /// and collects the values in input order — PromiseKit's `when(fulfilled: iterator,
+    /// concurrently:)`.
+    ///
+    /// The iterator is advanced only when a slot frees, never concurrently, and not after the
+    /// first failure or a cancel, so it may be a generator (`AnyIterator { … }`) that builds each
+    /// element on demand and runs until it returns `nil`. Otherwise as the sequence form.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - iterator: The inputs. The call takes it over (`sending`): advance it nowhere else.
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - progress: Where to report how many elements are done; its total is the elements read so
+    ///     far, final once the iterator has ended.
+    ///   - transform: Starts the work for one element.
+    /// - Returns: The values in input order, or the first rejection.
+    /// - Complexity: O(*n*); memory beyond the values: O(`maxConcurrency`).
     public static func map<Element: Sendable>(
-        _ elements: sending some Sequence<Element>,
+        _ iterator: sending some IteratorProtocol<Element>,
         maxConcurrency: Int = 1,
         on context: any ExecutionContext = .global,
         progress: ProgressReporting? = nil,
@@ -36,10 +74,73 @@ extension Promise {
         line: UInt = #line,
         _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
     ) -> Promise<[Value]> {
-        let reporter = progress.map { ProgressReporter(total: elements.underestimatedCount, reporting: $0) }
+        mapReading(
+            LockedIterator(iterator), knownCount: 0, maxConcurrency: maxConcurrency, context: context,
+            progress: progress, fileID: fileID, line: line, transform: transform)
+    }
+
+    /// Maps the elements of an iterator that is also a `Sendable` sequence (`[1, 2].makeIterator()`),
+    /// read lazily as either form would.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - elements: The inputs, read one at a time as slots free.
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - progress: Where to report how many elements are done.
+    ///   - transform: Starts the work for one element.
+    /// - Returns: The values in input order, or the first rejection.
+    public static func map<Elements: Sequence & IteratorProtocol & Sendable>(
+        _ elements: Elements,
+        maxConcurrency: Int = 1,
+        on context: any ExecutionContext = .global,
+        progress: ProgressReporting? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ transform: @escaping @Sendable (Elements.Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> where Elements.Element: Sendable {
+        mapReading(
+            LockedIterator(elements), knownCount: elements.underestimatedCount, maxConcurrency: maxConcurrency,
+            context: context, progress: progress, fileID: fileID, line: line, transform: transform)
+    }
+
+    /// Maps the elements of a sequence that is not `Sendable`: read in full now, in the caller's
+    /// isolation, then mapped as an array.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - elements: The inputs, read when this is called.
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: Where `transform` runs. Defaults to `WorkerPool.global`.
+    ///   - progress: Where to report how many elements are done.
+    ///   - transform: Starts the work for one element.
+    /// - Returns: The values in input order, or the first rejection.
+    @_disfavoredOverload
+    public static func map<Element: Sendable>(
+        _ elements: some Sequence<Element>,
+        maxConcurrency: Int = 1,
+        on context: any ExecutionContext = .global,
+        progress: ProgressReporting? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ transform: @escaping @Sendable (Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> {
+        map(
+            Array(elements), maxConcurrency: maxConcurrency, on: context, progress: progress, fileID: fileID, line: line,
+            transform)
+    }
+
+    private static func mapReading<Element: Sendable>(
+        _ source: LockedIterator<Element>, knownCount: Int, maxConcurrency: Int, context: any ExecutionContext,
+        progress: ProgressReporting?, fileID: StaticString, line: UInt,
+        transform: @escaping @Sendable (Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> {
+        let reporter = progress.map { ProgressReporter(total: knownCount, reporting: $0) }
         let driver = MapDriver(
-            LockedIterator(elements.makeIterator()), maxConcurrency: max(1, maxConcurrency), context: context,
-            progress: reporter, fileID: fileID, line: line, transform: transform)
+            source, maxConcurrency: max(1, maxConcurrency), context: context, progress: reporter, fileID: fileID,
+            line: line, transform: transform)
         driver.startMore()
         return driver.promise
     }
