@@ -23,6 +23,7 @@ extension Promise {
     /// - Parameters:
     ///   - context: Where `body` runs. Defaults to `WorkerPool.global`.
     ///   - body: Receives exactly one of a value or an error.
+    @_disfavoredOverload
     public func whenComplete(
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value?, (any Error)?) -> Void
@@ -48,5 +49,21 @@ extension Promise {
         _ body: @escaping @MainActor @Sendable (Result<Value, any Error>) -> Void
     ) {
         tap(on: context, body).takesEveryOutcome()
+    }
+
+    /// Calls a main-actor `body` in the Objective-C completion style, exactly once, cancellation
+    /// included (B5, R9).
+    ///
+    /// - Parameters:
+    ///   - context: `.main`.
+    ///   - body: Receives exactly one of a value or an error (``PromiseError/Code/cancelled`` if
+    ///     the promise was cancelled), isolated to the main actor.
+    public func whenComplete(
+        on context: MainContext,
+        _ body: @escaping @MainActor @Sendable (Value?, (any Error)?) -> Void
+    ) {
+        whenComplete(on: context as any ExecutionContext) { (value: Value?, error: (any Error)?) in
+            MainActor.assumeIsolated { body(value, error) }
+        }
     }
 }

@@ -31,6 +31,7 @@ extension Promise {
     ///   - transform: Starts the work for one element.
     /// - Returns: The values in input order, or the first rejection.
     /// - Complexity: O(*n*); memory beyond the values: O(`maxConcurrency`).
+    @_disfavoredOverload
     public static func map<Elements: Sequence & Sendable>(
         _ elements: Elements,
         maxConcurrency: Int = 1,
@@ -44,6 +45,34 @@ extension Promise {
             LockedIterator(elements.makeIterator()), knownCount: elements.underestimatedCount,
             maxConcurrency: maxConcurrency, context: context, progress: progress, fileID: fileID, line: line,
             transform: transform)
+    }
+
+    /// Maps every element to a promise with a main-actor `transform`, at most `maxConcurrency` at
+    /// a time, and collects the values in input order (R9); otherwise as the form that takes any
+    /// context.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - elements: The inputs, read one at a time as slots free.
+    ///   - maxConcurrency: How many transforms may be pending at once (at least 1).
+    ///   - context: `.main`.
+    ///   - progress: Where to report how many elements are done.
+    ///   - transform: Starts the work for one element, isolated to the main actor.
+    /// - Returns: The values in input order, or the first rejection.
+    public static func map<Elements: Sequence & Sendable>(
+        _ elements: Elements,
+        maxConcurrency: Int = 1,
+        on context: MainContext,
+        progress: ProgressReporting? = nil,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ transform: @escaping @MainActor @Sendable (Elements.Element) throws -> Promise<Value>
+    ) -> Promise<[Value]> where Elements.Element: Sendable {
+        map(
+            elements, maxConcurrency: maxConcurrency, on: context as any ExecutionContext, progress: progress,
+            fileID: fileID, line: line
+        ) { element in try MainActor.assumeIsolated { try transform(element) } }
     }
 
     /// Maps every element an iterator produces to a promise, at most `maxConcurrency` at a time,

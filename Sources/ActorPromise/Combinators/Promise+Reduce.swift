@@ -13,6 +13,7 @@ extension Promise {
     ///   - combine: Folds one value into the result; a thrown error rejects the result.
     /// - Returns: The folded result, or the first rejection.
     /// - Complexity: O(*n*): two links per input.
+    @_disfavoredOverload
     public static func reduce<Result: Sendable>(
         _ promises: some Sequence<Promise<Value>>,
         into initial: Result,
@@ -28,5 +29,31 @@ extension Promise {
             }
         }
         return accumulated
+    }
+}
+
+extension Promise {
+    /// Folds the inputs' values in input order with a main-actor `combine` (R9).
+    ///
+    /// - Parameters:
+    ///   - promises: The inputs.
+    ///   - initial: The result before the first value.
+    ///   - context: `.main`.
+    ///   - fileID: Where the returned promise is made, for diagnostics (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    ///   - combine: Folds one value into the result, isolated to the main actor; a thrown error
+    ///     rejects the result.
+    /// - Returns: The folded result, or the first rejection (cancellation included).
+    public static func reduce<Result: Sendable>(
+        _ promises: some Sequence<Promise<Value>>,
+        into initial: Result,
+        on context: MainContext,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ combine: @escaping @MainActor @Sendable (Result, Value) throws -> Result
+    ) -> Promise<Result> {
+        reduce(promises, into: initial, on: context as any ExecutionContext, fileID: fileID, line: line) { partial, value in
+            try MainActor.assumeIsolated { try combine(partial, value) }
+        }
     }
 }

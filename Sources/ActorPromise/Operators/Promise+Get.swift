@@ -11,7 +11,7 @@ extension Promise {
     ///   - body: Sees the value. A thrown error rejects the returned promise.
     /// - Returns: A promise with this promise's value, after `body` ran; rejected with this
     ///   promise's error (cancellation included) or with what `body` throws.
-    @inlinable @discardableResult
+    @inlinable @discardableResult @_disfavoredOverload
     public func get(
         on context: any ExecutionContext = .global,
         fileID: StaticString = #fileID,

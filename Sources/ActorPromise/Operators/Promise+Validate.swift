@@ -10,6 +10,9 @@ extension Promise {
     ///   - context: Where `predicate` runs. Defaults to `WorkerPool.global`.
     ///   - predicate: The check; a thrown error rejects as well.
     ///   - error: The error for a value that fails the check.
+    /// - Returns: A promise with this promise's value, or rejected; a rejection or cancellation of
+    ///   this promise skips `predicate` and passes on.
+    @_disfavoredOverload
     public func validate(
         on context: any ExecutionContext = .global,
         fileID: StaticString = #fileID,
