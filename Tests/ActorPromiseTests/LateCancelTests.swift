@@ -130,6 +130,32 @@ struct CombinatorLateCancelTests {
 /// observer hears it once, the work's `onCancel` runs once (R5, R5b, R6).
 @Suite("R5 R6 two cancels racing on one branch")
 struct RacingCancelTests {
+    @Test("R6 onCancel runs on the thread that applied the cancellation: the caller's, when nobody else is inside")
+    func onCancelThread() async throws {
+        let (promise, resolver) = Promise<Int>.pending()
+        let ranOn = Locked<UInt?>(nil)
+        resolver.onCancel { ranOn.withLock { $0 = currentThreadID() } }
+        let (cancelled, done) = Promise<UInt>.pending()
+        DispatchQueue.global().async {
+            promise.cancel()
+            done.fulfill(currentThreadID())
+        }
+        let caller = try await cancelled.value
+        #expect(ranOn.current == caller)
+        // A child's cancel that removes the root's last interested dependent runs it on its thread too.
+        let (root, rootResolver) = Promise<Int>.pending()
+        let rootRanOn = Locked<UInt?>(nil)
+        rootResolver.onCancel { rootRanOn.withLock { $0 = currentThreadID() } }
+        let child = root.then { $0 + 1 }
+        let (childCancelled, childDone) = Promise<UInt>.pending()
+        DispatchQueue.global().async {
+            child.cancel()
+            childDone.fulfill(currentThreadID())
+        }
+        let childCaller = try await childCancelled.value
+        #expect(rootRanOn.current == childCaller)
+    }
+
     @Test("R5 an ancestor's and a descendant's cancel, from two threads, 500 rounds")
     func ancestorAndDescendant() async throws {
         for _ in 0..<500 {
