@@ -54,8 +54,12 @@ extension Promise {
     ) -> Promise<Value> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
-        return Combinator<Value, Value, Void>(inputs: inputs, state: (), fileID: fileID, line: line) { _, _, outcome in
-            outcome
+        // The state counts the outcomes seen. (It was `Void`, and ThreadSanitizer once reported the
+        // locked write of that empty state as racing with a read in `receive`: a stored property
+        // of no size has no address of its own.)
+        return Combinator<Value, Value, Int>(inputs: inputs, state: 0, fileID: fileID, line: line) { seen, _, outcome in
+            seen += 1
+            return outcome
         }.start()
     }
 }
