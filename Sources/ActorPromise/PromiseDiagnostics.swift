@@ -1,4 +1,4 @@
-import Synchronization
+import ActorPromiseExecutors
 
 /// Hooks that report misuse which the library recovers from but a developer wants to hear about.
 public enum PromiseDiagnostics {
@@ -45,9 +45,10 @@ public enum PromiseDiagnostics {
 
 /// One report of ``PromiseDiagnostics``: a handler that may be set from any thread, and the
 /// default when none is set (debug builds print a warning to standard error, release builds stay
-/// silent).
+/// silent). The handler sits behind the library's pthread-based lock, which ThreadSanitizer
+/// models exactly (it reported reads inside `Synchronization.Mutex` here as races).
 private final class DiagnosticHook<Report: Sendable & CustomStringConvertible>: Sendable {
-    private let stored = Mutex<(@Sendable (Report) -> Void)?>(nil)
+    private let stored = LockedState<(@Sendable (Report) -> Void)?>(nil)
 
     var handler: (@Sendable (Report) -> Void)? {
         get { stored.withLock { $0 } }
