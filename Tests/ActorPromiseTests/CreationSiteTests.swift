@@ -48,6 +48,8 @@ struct CreationSiteTests {
         add("allSettled", Promise.allSettled([root]))
         add("any", Promise.any([root]))
         add("race", Promise.race([root]))
+        add("empty any", Promise<Int>.any([]))
+        add("empty race", Promise<Int>.race([]))
         add("zip", zip(root, root))
         add("reduce", Promise.reduce([root], into: 0) { $0 + $1 })
         add("map(maxConcurrency:)", Promise<Int>.map([1], maxConcurrency: 1) { Promise(value: $0) })

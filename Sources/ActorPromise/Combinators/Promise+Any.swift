@@ -20,7 +20,7 @@ extension Promise {
         line: UInt = #line
     ) -> Promise<Value> {
         let inputs = Array(promises)
-        if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
+        if inputs.isEmpty { return Promise(error: AggregateError(errors: []), fileID: fileID, line: line) }
         return Combinator<Value, Value, (errors: [(any Error)?], remaining: Int)>(
             inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line
         ) { state, index, outcome in
@@ -53,7 +53,7 @@ extension Promise {
         line: UInt = #line
     ) -> Promise<Value> {
         let inputs = Array(promises)
-        if inputs.isEmpty { return Promise(error: AggregateError(errors: [])) }
+        if inputs.isEmpty { return Promise(error: AggregateError(errors: []), fileID: fileID, line: line) }
         // The state counts the outcomes seen. (It was `Void`, and ThreadSanitizer once reported the
         // locked write of that empty state as racing with a read in `receive`: a stored property
         // of no size has no address of its own.)

@@ -34,7 +34,7 @@ extension Promise {
             return then(on: context, fileID: fileID, line: line) { value in try actor.assumeIsolated { actor in try body(actor, value) } }
         }
         return then(on: .inline, fileID: fileID, line: line) { value -> Promise<U> in
-            let (promise, resolver) = Promise<U>.pending()
+            let (promise, resolver) = Promise<U>.pending(fileID: fileID, line: line)
             let task = Task {
                 guard !resolver.isCancelled else { return }
                 do {

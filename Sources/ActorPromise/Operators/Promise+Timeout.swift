@@ -50,7 +50,7 @@ extension Promise {
     ) -> Promise<Value> {
         then(on: .inline, fileID: fileID, line: line) { value -> Promise<Value> in
             // Cancelling the returned promise (which follows this one) cancels it: interest.
-            let (delayed, resolver) = Promise<Value>.pending()
+            let (delayed, resolver) = Promise<Value>.pending(fileID: fileID, line: line)
             let timer = scheduler.schedule(after: delay) { resolver.fulfill(value) }
             resolver.onCancel { timer.cancel() }
             return delayed
