@@ -27,7 +27,7 @@ extension Promise {
     }
 }
 
-/// The default error of ``Promise/validate(on:fileID:line:_:else:)``: the value did not pass the check.
+/// The default error of ``Promise/validate(on:fileID:line:_:else:)-(_,_,_,(Value)->Bool,_)``: the value did not pass the check.
 public struct ValidationError: Error, Equatable, CustomStringConvertible {
     /// Creates the error.
     public init() {}

@@ -15,9 +15,9 @@ import ActorPromiseExecutors
 ///
 /// Retries cascade: a `Retryable` retried inside another is re-run by the outer policy, so
 /// `.retry(attempts: 3).retry(attempts: 2)` makes up to 6 attempts — use ``reuse()`` or hand out
-/// the promise of one ``run()`` to stop that.
+/// the promise of one ``run(fileID:line:)`` to stop that.
 ///
-/// Cancelling a promise returned by ``run()``, or its last waiter, stops future
+/// Cancelling a promise returned by ``run(fileID:line:)``, or its last waiter, stops future
 /// attempts and stops waiting for the attempt that is running, which then cancels itself and its
 /// work unless somebody else waits for it (B7).
 public struct Retryable<Value: Sendable>: Sendable {
