@@ -28,6 +28,23 @@ struct StateMachineTests {
         #expect(tree.isSettled && tree.isCancelled && tree.isRejected && tree.tracksInterest)
     }
 
+    @Test("R1 B5 a cancel after the source settled is published with the cancel, in one transition; a later cancel changes nothing")
+    func cancelledAfterSource() {
+        var tree = TreeState(isSettled: false, tracksInterest: false, observesCancellation: true, runsInline: false)
+        var hooks = TestHookStore()
+        var machine = PromiseStateMachine<Int>()
+        let cancelled = machine.apply(.cancel(reason: nil, afterSource: true), tree: &tree, hooks: &hooks)
+        #expect(cancelled.status == [.settled, .cancelled, .cancelledWhilePending, .cancelledAfterSource, .observesCancellation])
+        #expect(machine.cancelledAfterSource && machine.cancelledWhilePending && !machine.isDelivering)
+        let again = machine.apply(.cancel(reason: nil, afterSource: false), tree: &tree, hooks: &hooks)
+        #expect(again.status.contains(.cancelledAfterSource), "a second cancel does not clear it")
+
+        var otherTree = TreeState(isSettled: false, tracksInterest: false, observesCancellation: true, runsInline: false)
+        var before = PromiseStateMachine<Int>()
+        let early = before.apply(.cancel(reason: nil), tree: &otherTree, hooks: &hooks)
+        #expect(!early.status.contains(.cancelledAfterSource), "a cancel before the source settled sees the cancellation")
+    }
+
     @Test("R1 settle once; the second settle has no effect")
     func settleOnce() throws {
         var tree = Self.pendingTree()
