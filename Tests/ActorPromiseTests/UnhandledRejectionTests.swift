@@ -7,17 +7,35 @@ struct DiagnosedError: Error, Equatable {
     let id: Int
 }
 
-/// Records the unhandled-rejection reports while a test of this suite runs (the handler is
-/// process-wide, so other suites' reports arrive too and are told apart by their error).
+/// Records the unhandled-rejection reports of the whole test process. The handler is
+/// process-wide and suites run in parallel, so it is installed once and never removed (a suite that
+/// removed it at its end would silence another's); suites tell their reports apart by error or site.
 enum ReportLog {
     static let reports = Locked<[UnhandledRejection]>([])
 
-    /// Runs `body` with the handler installed, then restores the default.
-    static func recording(_ body: () async throws -> Void) async throws {
+    private static let installed: Void = {
         PromiseDiagnostics.unhandledRejectionHandler = { report in reports.withLock { $0.append(report) } }
-        defer { PromiseDiagnostics.unhandledRejectionHandler = nil }
+    }()
+
+    /// Installs the recording handler, if it is not installed yet.
+    static func install() { installed }
+
+    /// Runs `body` with the recording handler installed.
+    static func recording(_ body: () async throws -> Void) async throws {
+        install()
         try await body()
     }
+
+    /// How many reports have arrived so far.
+    static var count: Int { reports.withLock { $0.count } }
+
+    /// Forgets the reports that `isIncluded` picks.
+    static func remove(where isIncluded: (UnhandledRejection) -> Bool) {
+        reports.withLock { $0.removeAll(where: isIncluded) }
+    }
+
+    /// The reports that arrived after the first `start`.
+    static func since(_ start: Int) -> [UnhandledRejection] { reports.withLock { Array($0[start...]) } }
 
     static func reports(for id: Int) -> [UnhandledRejection] {
         reports.current.filter { ($0.error as? DiagnosedError)?.id == id }
