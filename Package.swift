@@ -1,10 +1,12 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
 ]
+
+let approachableDependencies: [Target.Dependency] = ["ActorPromise", "LegacySDK", "ModernSDK"]
 
 // One import gives the whole API: the `ActorPromise` module holds the promises
 // (`Sources/ActorPromise`) and the async/await and callback bridge (`Sources/Bridge`), and
@@ -36,6 +38,30 @@ let package = Package(
         // A stand-in for an SDK built before Swift concurrency (Swift 5 mode, callbacks on
         // another thread), for the tests of the wrapping idioms (B8).
         .target(name: "LegacySDK", path: "Tests/LegacySDK", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // A stand-in for an SDK written for Swift 6 (`Sendable`, typed-error completions).
+        .target(name: "ModernSDK", path: "Tests/ModernSDK", swiftSettings: strict),
+        // The approachable-concurrency examples (`Examples/Approachable`) and their scenarios
+        // (`Tests/Approachable/Scenarios.swift`), linked into three targets that build them under
+        // plain Swift 6, under default main-actor isolation with Swift 6.2's approachable
+        // features, and with `NonisolatedNonsendingByDefault` alone.
+        .testTarget(
+            name: "ApproachableSwift6Tests", dependencies: approachableDependencies,
+            path: "Tests/Approachable/Swift6", swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ApproachableMainActorTests", dependencies: approachableDependencies,
+            path: "Tests/Approachable/DefaultMainActor",
+            swiftSettings: strict + [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+            ]
+        ),
+        .testTarget(
+            name: "ApproachableNonsendingTests", dependencies: approachableDependencies,
+            path: "Tests/Approachable/Nonsending",
+            swiftSettings: strict + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
         .testTarget(
             name: "ActorPromiseTests",
             dependencies: ["ActorPromise", "LegacySDK"],

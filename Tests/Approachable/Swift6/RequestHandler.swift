@@ -1,0 +1,1 @@
+../../../Examples/Approachable/RequestHandler.swift

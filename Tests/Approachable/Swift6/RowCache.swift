@@ -1,0 +1,1 @@
+../../../Examples/Approachable/RowCache.swift
