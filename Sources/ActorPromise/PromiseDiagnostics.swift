@@ -47,17 +47,26 @@ public enum PromiseDiagnostics {
 /// default when none is set (debug builds print a warning to standard error, release builds stay
 /// silent). The handler sits behind the library's pthread-based lock, which ThreadSanitizer
 /// models exactly (it reported reads inside `Synchronization.Mutex` here as races).
-private final class DiagnosticHook<Report: Sendable & CustomStringConvertible>: Sendable {
-    private let stored = LockedState<(@Sendable (Report) -> Void)?>(nil)
+final class DiagnosticHook<Report: Sendable & CustomStringConvertible>: Sendable {
+    // The handler sits in a box: a function value kept directly in generic storage is wrapped in
+    // another conversion thunk each time it is read back, so a hook read once per report grew by
+    // a thunk per report — and calling it recursed through all of them (20,000 frames after
+    // 20,000 reports, found by `ObserverModelTests` as resident memory that kept growing).
+    private let stored = LockedState<Box?>(nil)
+
+    private final class Box: Sendable {
+        let body: @Sendable (Report) -> Void
+        init(_ body: @escaping @Sendable (Report) -> Void) { self.body = body }
+    }
 
     var handler: (@Sendable (Report) -> Void)? {
-        get { stored.withLock { $0 } }
-        set { stored.withLock { $0 = newValue } }
+        get { stored.withLock { $0 }?.body }
+        set { stored.withLock { $0 = newValue.map(Box.init) } }
     }
 
     func report(_ report: Report) {
-        if let custom = handler {
-            custom(report)
+        if let custom = stored.withLock({ $0 }) {
+            custom.body(report)
             return
         }
         #if DEBUG

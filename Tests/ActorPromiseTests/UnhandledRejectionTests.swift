@@ -315,3 +315,26 @@ struct UnhandledRejectionTests {
         #expect(String(reflecting: Promise<Int>(error: PromiseError.cancelled())).hasPrefix("Promise<Int> cancelled, made at"))
     }
 }
+
+/// The diagnostics hooks stay one call deep however often they report: a handler read back from
+/// its storage for each report used to gain a conversion thunk per read, so the ten-thousandth
+/// report called through ten thousand nested thunks (and a long-running process's stacks grew).
+@Suite("R14 diagnostics hooks")
+struct DiagnosticHookDepthTests {
+    @Test("the handler is called at the same stack depth on the first report and the five-thousandth")
+    func constantDepth() {
+        let hook = DiagnosticHook<String>()
+        // Where the handler's frame sits on the stack: the same address each time, unless the
+        // calls in between grew.
+        let depths = Locked<[UInt]>([])
+        hook.handler = { _ in
+            var marker = 0
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            depths.withLock { $0.append(address) }
+        }
+        for index in 0..<5_000 { hook.report("report \(index)") }
+        let recorded = depths.current
+        #expect(recorded.count == 5_000)
+        #expect(recorded.first == recorded.last)
+    }
+}
