@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "ActorPromise", targets: ["ActorPromise"]),
+        .library(name: "ActorPromiseTesting", targets: ["ActorPromiseTesting"]),
     ],
     targets: [
         .target(name: "ActorPromiseExecutors", path: "Sources/Executors", swiftSettings: strict),
@@ -24,7 +25,15 @@ let package = Package(
             name: "ActorPromise",
             dependencies: ["ActorPromiseExecutors"],
             path: "Sources",
-            exclude: ["Executors"],
+            exclude: ["Executors", "Testing"],
+            swiftSettings: strict
+        ),
+        // The test runtime for code that uses promises (`PromiseTestRuntime`): tests link it,
+        // apps do not ship it.
+        .target(
+            name: "ActorPromiseTesting",
+            dependencies: ["ActorPromise", "ActorPromiseExecutors"],
+            path: "Sources/Testing",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -63,8 +72,14 @@ let package = Package(
             swiftSettings: strict + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
         ),
         .testTarget(
+            name: "ActorPromiseTestingTests",
+            dependencies: ["ActorPromise", "ActorPromiseTesting"],
+            path: "Tests/ActorPromiseTestingTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "ActorPromiseTests",
-            dependencies: ["ActorPromise", "LegacySDK"],
+            dependencies: ["ActorPromise", "ActorPromiseTesting", "LegacySDK"],
             path: "Tests/ActorPromiseTests",
             // Each file sees only what it imports, so `OneImportTests` proves `import ActorPromise`.
             swiftSettings: strict + [.enableUpcomingFeature("MemberImportVisibility")]

@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 @testable import ActorPromise
 
 /// The set that holds a promise's children beyond the first, against `Set` as a model.

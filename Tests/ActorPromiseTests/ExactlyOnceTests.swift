@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 import ActorPromise
 
 @Suite("Reliability: exactly once")

@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 import Dispatch
 import Foundation
 import ActorPromise
@@ -167,6 +168,18 @@ struct ModelRound {
 
     /// Applies `step` to the promises, from `threads` threads, and to the model.
     mutating func perform(_ step: Step, threads: Int) async {
+        let all = actions(for: step)
+        let start = Int.random(in: 0..<threads, using: &random)
+        await withTaskGroup(of: Void.self) { group in
+            for (offset, action) in all.enumerated() {
+                let thread = Self.threads[(start + offset) % threads]
+                group.addTask { await withCheckedContinuation { done in thread.async { action(); done.resume() } } }
+            }
+        }
+    }
+
+    /// Applies `step` to the model and returns what applies it to the promises.
+    mutating func actions(for step: Step) -> [@Sendable () -> Void] {
         var actions: [@Sendable () -> Void] = []
         switch step {
         case .settle(let batch):
@@ -190,15 +203,8 @@ struct ModelRound {
             actions.append { promise.cancel() }
             model.cancel(index)
         }
-        let start = Int.random(in: 0..<threads, using: &random)
-        let all = actions
-        await withTaskGroup(of: Void.self) { group in
-            for (offset, action) in all.enumerated() {
-                let thread = Self.threads[(start + offset) % threads]
-                group.addTask { await withCheckedContinuation { done in thread.async { action(); done.resume() } } }
-            }
-        }
         log.append(step.description)
+        return actions
     }
 
     /// Waits until the promises have done what the model says, then compares every promise.
@@ -210,6 +216,11 @@ struct ModelRound {
             guard ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(1))
         }
+        return report(after: step)
+    }
+
+    /// Compares every promise with the model now; records the mismatches, if any.
+    func report(after step: String) -> Bool {
         var mismatches: [String] = []
         for (index, node) in model.nodes.enumerated() {
             let actual = observed(promises[index].result)

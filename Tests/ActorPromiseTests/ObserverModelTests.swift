@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 import Dispatch
 import Foundation
 @testable import ActorPromise

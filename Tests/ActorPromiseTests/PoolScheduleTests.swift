@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 @testable import ActorPromiseExecutors
 
 /// The worker pool's wake-up rules, driven without threads, and then the pool itself under

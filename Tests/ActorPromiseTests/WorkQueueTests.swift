@@ -1,4 +1,5 @@
 import Testing
+import ActorPromiseTesting
 @testable import ActorPromiseExecutors
 
 /// The ring-buffer FIFO every context queues its work in, against an array as a model.

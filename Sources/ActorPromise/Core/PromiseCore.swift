@@ -79,6 +79,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         self.link = link
         #if DEBUG
         self.site = site
+        recordForTestRuntime()
         #endif
     }
 

@@ -26,6 +26,9 @@ extension Promise {
     ///   once (unless the promise is already settled). The error's ``PromiseError/site`` names
     ///   that context, and its description says what to do instead: `await` the value, or pass a
     ///   callback to `whenComplete`.
+    /// - **Inside a test runtime's `run`** (`ActorPromiseTesting`) it drives the runtime — its
+    ///   jobs and, with `autoAdvance`, its clock — until the promise settles; if nothing more can
+    ///   run and the promise is still pending, it throws ``PromiseError/Code/wouldDeadlock``.
     /// - **On a concurrent Foundation queue** — a handler on `DispatchQueue.global()`, on a
     ///   queue's `concurrentContext`, or on an `OperationQueue` that runs several operations at
     ///   once — it blocks, as `DispatchQueue.sync` from such a block does: the queue's other blocks
@@ -42,6 +45,11 @@ extension Promise {
     @available(*, noasync, message: "use `try await promise.value` in async code")
     public func wait(timeout: Duration? = nil) throws -> Value {
         if let outcome = takenSettledOutcome { return try outcome.get() }
+        if let runtime = ThreadState.withCurrent({ $0.interceptor }) {
+            runtime.drive { !isPending }
+            if let outcome = takenSettledOutcome { return try outcome.get() }
+            throw PromiseError(.wouldDeadlock, site: "wait() inside a test runtime, which has nothing left to run that could settle the promise")
+        }
         if let context = currentLibraryContext() {
             throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
         }

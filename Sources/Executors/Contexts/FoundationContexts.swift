@@ -17,6 +17,9 @@ extension DispatchQueue: ExecutionContext {
     /// side (as `DispatchQueue.sync` from a block there does); on any other queue it is refused with
     /// `PromiseError.wouldDeadlock`, since the handler holds the queue the settlement may need.
     public func submit(_ item: any Runnable) {
+        // A test runtime driving this thread runs the block on its own thread, in this queue's
+        // order (a global queue's blocks in any order).
+        if intercepted(RunningItem(item, in: isGlobal ? nil : self), on: self, ordered: !isGlobal) { return }
         if isGlobal {
             async { item.run() }
         } else {
@@ -37,6 +40,7 @@ private final class ConcurrentDispatchContext: ExecutionContext {
     let queue: DispatchQueue
     init(queue: DispatchQueue) { self.queue = queue }
     func submit(_ item: any Runnable) {
+        if intercepted(item, on: self, ordered: false) { return }
         // Not recorded as the running context: other blocks of the queue run beside this one, so
         // a blocking wait here holds nothing the settlement needs.
         queue.async { item.run() }

@@ -28,6 +28,11 @@ public final class MainContext: ExecutionContext, Sendable {
 
     /// Queues `item` on the main thread.
     public func submit(_ item: any Runnable) {
+        // A test runtime runs main-context jobs only when it drives the main thread, where they
+        // are main-actor code.
+        if let runtime = ThreadState.withCurrent({ $0.interceptor }), Self.isMainThread {
+            return runtime.enqueue(item, on: self, ordered: true)
+        }
         queue.withLockWakingWaiters { $0.append(item) }
         DispatchQueue.main.async { self.runNext() }
     }

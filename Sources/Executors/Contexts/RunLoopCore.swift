@@ -2,7 +2,7 @@
 /// handle tells it when the last user let go (``ownerReleased()``), and the loop then exits once
 /// the queue is empty. It is the executor identity of the loop (what actors and tasks on it
 /// record), so that identity stays valid for as long as the thread runs jobs.
-final class RunLoopCore: Sendable {
+final class RunLoopCore: ExecutionContext, Sendable {
     let name: String
     private let ownsThread: Bool
     private let state = LockedState(Loop())
@@ -26,6 +26,12 @@ final class RunLoopCore: Sendable {
     }
 
     func submit(_ item: any Runnable) {
+        // A test runtime driving this thread runs the item on its own thread, as this loop's,
+        // unless the loop has stopped by then.
+        if let interceptor = ThreadState.withCurrent({ $0.interceptor }), !isStopped {
+            interceptor.enqueue(LoopItem(item, of: self), on: self, ordered: true)
+            return
+        }
         let accepted = state.withLockWakingWaiters { loop -> Bool in
             guard !loop.stopped else { return false }
             loop.queue.append(item)
@@ -81,6 +87,25 @@ final class RunLoopCore: Sendable {
 
     var isStopped: Bool { state.withLock { $0.stopped } }
     var queuedCount: Int { state.withLock { $0.queue.count } }
+}
+
+/// An item of a run loop that a test runtime runs: as the loop's (for `isCurrent` and
+/// `assumeIsolated`), unless the loop stopped meanwhile, which drops it as the loop would.
+private final class LoopItem: Runnable {
+    let item: any Runnable
+    let loop: RunLoopCore
+
+    init(_ item: any Runnable, of loop: RunLoopCore) {
+        self.item = item
+        self.loop = loop
+    }
+
+    func run() {
+        if loop.isStopped { return item.discard() }
+        ThreadState.current.running(loop) { item.run() }
+    }
+
+    func discard() { item.discard() }
 }
 
 extension RunLoopCore: SerialExecutor, TaskExecutor {

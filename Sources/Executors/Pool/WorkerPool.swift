@@ -60,6 +60,10 @@ public final class WorkerPool: ExecutionContext, Sendable {
         // Moved at every step (a `let` captured by the closures below would be copied).
         var item = Optional(item)
         ThreadState.withCurrent { thread in
+            if let interceptor = thread.interceptor {
+                interceptor.enqueue(item.take().unsafelyUnwrapped, on: self, ordered: false)
+                return
+            }
             guard thread.pool == ObjectIdentifier(self), case .none = thread.nextSlot else { return }
             thread.nextSlot = item.take()
         }

@@ -1,18 +1,18 @@
 /// Wraps a Swift concurrency job so that a context can queue it like any other work item.
-final class JobItem: WorkItem, @unchecked Sendable {
+package final class JobItem: WorkItem, @unchecked Sendable {
     // Safety: immutable after init.
     private let job: UnownedJob
     private let serial: UnownedSerialExecutor?
     private let task: UnownedTaskExecutor?
 
-    init(_ job: UnownedJob, serial: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
+    package init(_ job: UnownedJob, serial: UnownedSerialExecutor?, task: UnownedTaskExecutor?) {
         self.job = job
         self.serial = serial
         self.task = task
         super.init()
     }
 
-    override func run() {
+    package override func run() {
         switch (serial, task) {
         case let (serial?, task?): job.runSynchronously(isolatedTo: serial, taskExecutor: task)
         case let (serial?, nil): job.runSynchronously(on: serial)
@@ -23,7 +23,7 @@ final class JobItem: WorkItem, @unchecked Sendable {
 
     /// A job must run: dropping it would leave its task suspended forever. A context that stops
     /// with jobs still queued runs them before it stops (handlers, by contrast, are discarded).
-    override func discard() { run() }
+    package override func discard() { run() }
 }
 extension ThreadState {
     /// Runs `body` with `executor` recorded as the serial context running on this thread.

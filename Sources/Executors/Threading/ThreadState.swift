@@ -6,7 +6,8 @@
 /// - the promise state actor currently isolated on this thread (for `checkIsolated`);
 /// - a graveyard that releases long parent chains iteratively instead of recursively;
 /// - the backlog of the cancel walk running on this thread, which keeps cancels that travel
-///   through chains of adoptions flat.
+///   through chains of adoptions flat;
+/// - the test runtime driving this thread, if any, which takes the jobs the thread submits.
 ///
 /// It is only ever touched by its own thread, so it needs no lock and no dynamic exclusivity
 /// checks (each access is short and never overlaps another); it is not `Sendable`.
@@ -32,6 +33,9 @@ package final class ThreadState {
     /// branch is done, instead of starting a walk inside its walk.
     @exclusivity(unchecked) package var cancelBacklog: [AnyObject] = []
     @exclusivity(unchecked) private var isBurying = false
+    /// The test runtime that takes the jobs and timers this thread submits, while it drives a
+    /// test here (see ``JobInterceptor``).
+    @exclusivity(unchecked) package var interceptor: (any JobInterceptor)?
 
     private init() {}
 

@@ -44,6 +44,33 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
         state.withLock { $0.now = target }
     }
 
+    /// The deadline of the earliest action waiting, if any.
+    package var nextDeadline: Duration? {
+        state.withLock { $0.entries.map(\.deadline).min() }
+    }
+
+    /// Runs the earliest action due by `target` (moving time to its deadline); returns whether
+    /// one ran. For a driver that runs other work between actions.
+    package func fireNext(dueBy target: Duration) -> Bool {
+        guard let next = takeNext(dueBy: target) else { return false }
+        next.fire()
+        return true
+    }
+
+    /// Moves time to `target`, if it is later than now, running nothing.
+    package func moveTime(to target: Duration) {
+        state.withLock { $0.now = max($0.now, target) }
+    }
+
+    /// Cancels every waiting action: their closures, and what those hold, are released now.
+    package func cancelAll() {
+        let entries = state.withLock { state in
+            defer { state.entries = [] }
+            return state.entries
+        }
+        for entry in entries { entry.action.cancel() }
+    }
+
     /// Drops a cancelled action, so that it holds nothing until its deadline.
     package func remove(_ action: ScheduledAction) {
         state.withLock { $0.entries.removeAll { $0.action === action } }

@@ -1,11 +1,5 @@
-/// A small deterministic generator, so a failing randomized test can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import ActorPromiseTesting
+
+/// The randomized tests draw from the test runtime's generator (`ActorPromiseTesting`), so a
+/// failing round is replayed from its seed.
+typealias SplitMix64 = ActorPromiseTesting.SplitMix64

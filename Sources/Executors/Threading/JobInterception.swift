@@ -1,0 +1,47 @@
+/// Takes over the jobs one thread submits to execution contexts, and the timers it schedules on
+/// the system clock: the test runtime of `ActorPromiseTesting` while it drives a test on that
+/// thread (``ThreadState/interceptor``). Other threads are untouched: there is no process-wide
+/// switch.
+package protocol JobInterceptor: AnyObject, Sendable {
+    /// Queues `item`, submitted to `context`, to run when the interceptor chooses: in submission
+    /// order among the context's items if `ordered` (a serial context), else in any order (a
+    /// pool, whose jobs are independent).
+    func enqueue(_ item: any Runnable, on context: any ExecutionContext, ordered: Bool)
+
+    /// The clock that replaces the system clock on the thread.
+    var clock: ManualScheduler { get }
+
+    /// Runs queued jobs and due timers until `isDone` says so or nothing more can run.
+    func drive(until isDone: () -> Bool)
+
+    /// Notes a promise made on the thread (debug builds), for the report of what is pending:
+    /// `report` describes it while it is pending, and returns `nil` once it settled or was freed.
+    func record(_ report: @escaping @Sendable () -> String?)
+}
+
+/// Hands `item` to the calling thread's interceptor, if it has one; returns whether it did.
+@inline(__always)
+package func intercepted(_ item: @autoclosure () -> any Runnable, on context: any ExecutionContext, ordered: Bool) -> Bool {
+    guard let interceptor = ThreadState.withCurrent({ $0.interceptor }) else { return false }
+    interceptor.enqueue(item(), on: context, ordered: ordered)
+    return true
+}
+
+/// An item a test runtime runs as `context`'s (for `isCurrent` and the deadlock checks of
+/// `wait()`), or as nobody's.
+package final class RunningItem: Runnable {
+    let item: any Runnable
+    let context: (any ExecutionContext)?
+
+    package init(_ item: any Runnable, in context: (any ExecutionContext)?) {
+        self.item = item
+        self.context = context
+    }
+
+    package func run() {
+        guard let context else { return item.run() }
+        ThreadState.current.running(context) { item.run() }
+    }
+
+    package func discard() { item.discard() }
+}

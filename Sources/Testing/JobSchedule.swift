@@ -1,0 +1,82 @@
+import ActorPromiseExecutors
+
+/// The jobs a test runtime holds, and which one runs next: one line per context — in submission
+/// order for a serial context, in any order for a pool, whose jobs are independent — and a choice
+/// between the lines that have work.
+///
+/// Without a seed the choice is the oldest job of all: submission order across contexts. With a
+/// seed it is a pseudo-random line among those with work (and, in a pool's line, a pseudo-random
+/// job), drawn from the seed alone, so the same seed replays the same order. A serial context's
+/// line always keeps its order. Pure state: no locks, and no job runs here.
+struct JobSchedule {
+    private struct Line {
+        let context: any ExecutionContext
+        let ordered: Bool
+        var jobs: [(sequence: UInt64, job: any Runnable)] = []
+    }
+
+    /// The lines in the order their contexts first received a job (never a dictionary's order,
+    /// which changes from run to run).
+    private var lines: [Line] = []
+    private var sequence: UInt64 = 0
+    private var random: SplitMix64?
+
+    init(seed: UInt64?) {
+        random = seed.map(SplitMix64.init(state:))
+    }
+
+    /// How many jobs wait.
+    private(set) var count = 0
+
+    mutating func push(_ job: any Runnable, on context: any ExecutionContext, ordered: Bool) {
+        sequence += 1
+        count += 1
+        if let index = lines.firstIndex(where: { $0.context === context }) {
+            lines[index].jobs.append((sequence, job))
+        } else {
+            lines.append(Line(context: context, ordered: ordered, jobs: [(sequence, job)]))
+        }
+    }
+
+    /// Takes the job to run next, if any, with the context it was submitted to.
+    mutating func pop() -> (job: any Runnable, context: any ExecutionContext)? {
+        let waiting = lines.indices.filter { !lines[$0].jobs.isEmpty }
+        guard !waiting.isEmpty else { return nil }
+        let line: Int
+        let position: Int
+        if var generator = random {
+            line = waiting[Int(generator.next() % UInt64(waiting.count))]
+            position = lines[line].ordered ? 0 : Int(generator.next() % UInt64(lines[line].jobs.count))
+            random = generator
+        } else {
+            line = waiting.min { lines[$0].jobs[0].sequence < lines[$1].jobs[0].sequence }!
+            position = 0
+        }
+        count -= 1
+        return (lines[line].jobs.remove(at: position).job, lines[line].context)
+    }
+
+    /// Takes every waiting job with its context, oldest first, leaving the schedule empty.
+    mutating func removeAll() -> [(job: any Runnable, context: any ExecutionContext)] {
+        let all = lines.flatMap { line in line.jobs.map { (sequence: $0.sequence, job: $0.job, context: line.context) } }
+        lines = []
+        count = 0
+        return all.sorted { $0.sequence < $1.sequence }.map { ($0.job, $0.context) }
+    }
+}
+
+/// SplitMix64: a small, fast generator whose whole state is one number, so a seed names a
+/// sequence — an order of jobs here, a random graph in this package's own model tests.
+package struct SplitMix64: RandomNumberGenerator {
+    package var state: UInt64
+
+    package init(state: UInt64) { self.state = state }
+
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,105 @@
+import ActorPromiseExecutors
+import Synchronization
+
+// The asynchronous form of `run`: the body runs as a task whose jobs the runtime runs, on a
+// thread of the runtime's own, so that `await promise.value` resumes inside the runtime's order.
+
+extension PromiseTestRuntime: TaskExecutor {
+    /// Queues a job of the asynchronous body (or of a child task it starts) behind the runtime's
+    /// other jobs.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let item = JobItem(UnownedJob(job), serial: nil, task: asUnownedTaskExecutor())
+        enqueue(item, on: tasks, ordered: true)
+    }
+
+    /// The runtime as a task executor.
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+}
+
+/// The context the task jobs of the asynchronous form are recorded under. It only names them:
+/// those jobs never leave the runtime (it outlives the body's task).
+final class TaskLine: ExecutionContext {
+    func submit(_ item: any Runnable) { item.run() }
+}
+
+/// What the body's task and the driver thread of one asynchronous run share.
+private final class AsyncRunState: Sendable {
+    /// The body returned or threw.
+    let finished = Atomic<Bool>(false)
+    /// Set when the hang guard gave up.
+    let stuck = Mutex<StuckRun?>(nil)
+}
+
+/// The body of an asynchronous run made no progress and nothing arrived from outside the runtime
+/// for the hang guard's time: what was pending then.
+public struct StuckRun: Error, CustomStringConvertible {
+    /// ``PromiseTestRuntime/pendingReport()`` when the runtime gave up.
+    public let pending: [String]
+    /// How long nothing could run.
+    public let idleFor: Duration
+
+    public var description: String {
+        "PromiseTestRuntime: nothing could run for \(idleFor) and the body had not finished; pending:\n"
+            + (pending.isEmpty ? "(no promise made in the runtime is pending)" : pending.joined(separator: "\n"))
+    }
+}
+
+extension PromiseTestRuntime {
+    /// Runs an asynchronous `body` as a task whose jobs, and every job it submits, the runtime
+    /// runs one at a time on a thread of its own; returns when the body returns.
+    ///
+    /// `await promise.value` inside the body resumes in the runtime's order. Child tasks
+    /// (`async let`, task groups) run in the runtime too; an unstructured `Task {}` does not.
+    /// With `autoAdvance`, the clock jumps to the next deadline whenever nothing can run. Work on
+    /// other threads (an SDK's callback) still arrives: while nothing can run the runtime waits
+    /// for it — up to `hangGuard`, after which it cancels the body and throws ``StuckRun`` with
+    /// the pending promises, instead of hanging the test.
+    ///
+    /// - Parameters:
+    ///   - hangGuard: How long the runtime waits, in real time, for work from outside while
+    ///     nothing can run, before it gives up.
+    ///   - body: The test's asynchronous promise code.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``StuckRun``.
+    @discardableResult
+    public func run<Result: Sendable>(
+        hangGuard: Duration = .seconds(10),
+        _ body: sending @escaping () async throws -> Result
+    ) async throws -> Result {
+        let state = AsyncRunState()
+        let task = Task(executorPreference: self) {
+            defer { state.finished.store(true, ordering: .releasing) }
+            return try await body()
+        }
+        let guardSeconds = Double(hangGuard.components.seconds) + Double(hangGuard.components.attoseconds) * 1e-18
+        await withCheckedContinuation { (driven: CheckedContinuation<Void, Never>) in
+            startThread(named: "PromiseTestRuntime") {
+                self.driveTask(finished: state.finished, guardSeconds: guardSeconds) {
+                    state.stuck.withLock { $0 = StuckRun(pending: self.pendingReport(), idleFor: hangGuard) }
+                    task.cancel()
+                }
+                driven.resume()
+            }
+        }
+        let result = await task.result
+        if let stuck = state.stuck.withLock({ $0 }) { throw stuck }
+        return try result.get()
+    }
+
+    /// The driver thread's loop: runs jobs until the body's task has finished, waiting for work
+    /// from other threads while nothing can run; calls `giveUp` once if none comes in time.
+    private func driveTask(finished: borrowing Atomic<Bool>, guardSeconds: Double, giveUp: () -> Void) {
+        runUntilIdleWhile { finished.load(ordering: .acquiring) }
+        var gaveUp = false
+        while !finished.load(ordering: .acquiring) {
+            let arrived = waitForWork(seconds: gaveUp ? nil : guardSeconds) { finished.load(ordering: .acquiring) }
+            if !arrived && !gaveUp {
+                gaveUp = true
+                giveUp()
+            }
+            runUntilIdleWhile { finished.load(ordering: .acquiring) }
+        }
+    }
+}
