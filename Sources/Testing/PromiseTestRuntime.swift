@@ -1,9 +1,10 @@
+import ActorPromise
 import ActorPromiseExecutors
 
 /// Runs the promise code of a test on one thread, in an order that is the same every run, with
 /// time that passes only when the test says so.
 ///
-/// Inside ``run(_:)-(()->Result)`` every job that the test's thread submits waits in the runtime
+/// Inside `run { … }` every job that the test's thread submits waits in the runtime
 /// instead of on a thread: handlers on the default pool; the work of a `SerialQueue`, a
 /// `ConcurrentQueue` or an `OperationExecutor` (each keeps its own rules: order, barriers,
 /// priorities, suspension, cancellation, width); a `RunLoopThread`'s and a `DispatchQueue`'s
@@ -12,10 +13,11 @@ import ActorPromiseExecutors
 /// runtime runs the jobs one at a time on the test's thread, and the jobs they submit in turn:
 ///
 /// ```swift
-/// @Test func slowServerTimesOut() throws {
+/// @Test func slowServerTimesOut() {
 ///     let runtime = PromiseTestRuntime(autoAdvance: true)
-///     let reply = runtime.run { server.fetch().timeout(after: .seconds(30)) }
-///     #expect(throws: PromiseError.self) { try runtime.run { try reply.wait() } }
+///     #expect(throws: PromiseError.self) {
+///         try runtime.run { server.fetch().timeout(after: .seconds(30)) }   // drives it to its end
+///     }
 ///     #expect(runtime.now == .seconds(30))   // in microseconds of real time
 /// }
 /// ```
@@ -96,10 +98,46 @@ public final class PromiseTestRuntime: Sendable {
         }
     }
 
+    /// Runs `body`, which returns a promise, then drives the runtime until that promise settles,
+    /// and returns its value — then runs until idle.
+    ///
+    /// ```swift
+    /// let runtime = PromiseTestRuntime(autoAdvance: true)
+    /// let value = try runtime.run {
+    ///     Promise<Int>.retry(attempts: 5, delay: .fixed(.seconds(10))) { _ in flakyRequest() }
+    ///         .timeout(after: .seconds(30))
+    /// }
+    /// ```
+    ///
+    /// A one-expression body that returns a promise takes this form. A body of several statements
+    /// takes it when its type or the result's says so — `{ () -> Promise<Int> in … }`, or
+    /// `let value: Int = try runtime.run { … }`; otherwise Swift picks the general form, which
+    /// returns the promise itself.
+    ///
+    /// - Parameter body: Makes the promise, with the runtime taking this thread's jobs and timers.
+    /// - Returns: The promise's value.
+    /// - Throws: What `body` throws; the promise's error; or, if nothing left in the runtime could
+    ///   settle it (no job, and no timer due — with `autoAdvance`, no timer at all), ``StuckRun``
+    ///   at once, which holds ``pendingReport()``.
+    @discardableResult
+    public func run<Value>(_ body: () throws -> Promise<Value>) throws -> Value {
+        try driving {
+            defer { drain(until: { false }) }
+            let promise = try body()
+            drain(until: { !promise.isPending })
+            if promise.isPending { throw StuckRun(pending: pendingReport(), idleFor: nil) }
+            return try promise.wait()
+        }
+    }
+
     /// Runs queued jobs, and the jobs they submit, until none is left and no timer is due — with
     /// `autoAdvance`, until no timer is left either.
-    public func runUntilIdle() {
+    ///
+    /// - Returns: ``pendingReport()``: what is still pending once idle.
+    @discardableResult
+    public func runUntilIdle() -> [String] {
         driving { drain(until: { false }) }
+        return pendingReport()
     }
 
     /// Moves the clock forward by `duration`: fires each timer that falls due, in deadline order,

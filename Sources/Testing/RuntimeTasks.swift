@@ -32,16 +32,21 @@ private final class AsyncRunState: Sendable {
     let stuck = Mutex<StuckRun?>(nil)
 }
 
-/// The body of an asynchronous run made no progress and nothing arrived from outside the runtime
-/// for the hang guard's time: what was pending then.
+/// A run that cannot finish: the promise `run` drives can never settle, because nothing in the
+/// runtime can run and no timer is due — or, for the asynchronous form, the body made no progress
+/// and nothing arrived from outside the runtime for the hang guard's time. It says what was
+/// pending then.
 public struct StuckRun: Error, CustomStringConvertible {
     /// ``PromiseTestRuntime/pendingReport()`` when the runtime gave up.
     public let pending: [String]
-    /// How long nothing could run.
-    public let idleFor: Duration
+    /// How long the asynchronous form waited for work from outside; `nil` for the synchronous
+    /// form, which gives up as soon as the runtime is idle.
+    public let idleFor: Duration?
 
     public var description: String {
-        "PromiseTestRuntime: nothing could run for \(idleFor) and the body had not finished; pending:\n"
+        let why = idleFor.map { "nothing could run for \($0) and the body had not finished" }
+            ?? "the promise can never settle: nothing left in the runtime can run and no timer is due"
+        return "PromiseTestRuntime: \(why); pending:\n"
             + (pending.isEmpty ? "(no promise made in the runtime is pending)" : pending.joined(separator: "\n"))
     }
 }

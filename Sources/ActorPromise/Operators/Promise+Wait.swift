@@ -48,7 +48,7 @@ extension Promise {
         if let runtime = ThreadState.withCurrent({ $0.interceptor }) {
             runtime.drive { !isPending }
             if let outcome = takenSettledOutcome { return try outcome.get() }
-            throw PromiseError(.wouldDeadlock, site: "wait() inside a test runtime, which has nothing left to run that could settle the promise")
+            throw PromiseError(.wouldDeadlock, site: "wait() inside a test runtime with nothing left to run (its pendingReport() says what is pending)")
         }
         if let context = currentLibraryContext() {
             throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
