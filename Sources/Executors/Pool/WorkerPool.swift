@@ -60,11 +60,14 @@ public final class WorkerPool: ExecutionContext, Sendable {
         // Moved at every step (a `let` captured by the closures below would be copied).
         var item = Optional(item)
         ThreadState.withCurrent { thread in
-            if let interceptor = thread.interceptor {
-                interceptor.enqueue(item.take().unsafelyUnwrapped, on: self, ordered: false)
+            guard thread.pool == ObjectIdentifier(self) else {
+                // A test runtime driving this thread (never one of this pool's workers) takes it.
+                if let interceptor = thread.interceptor {
+                    interceptor.enqueue(item.take().unsafelyUnwrapped, on: self, ordered: false)
+                }
                 return
             }
-            guard thread.pool == ObjectIdentifier(self), case .none = thread.nextSlot else { return }
+            guard case .none = thread.nextSlot else { return }
             thread.nextSlot = item.take()
         }
         guard item != nil else { return }
