@@ -14,7 +14,14 @@ struct RequestHandler: Sendable {
         await withTaskGroup(of: (Int, String).self) { group in
             for (index, page) in pages.enumerated() {
                 group.addTask {
-                    do { return (index, try await handle(page: page)) } catch { return (index, "\(error)") }
+                    // The await stays out of the tuple: Swift 6.3.1's optimizer loses `index` in
+                    // `(index, try await …)` inside a `do` in a child task (release builds only).
+                    do {
+                        let line = try await handle(page: page)
+                        return (index, line)
+                    } catch {
+                        return (index, "\(error)")
+                    }
                 }
             }
             var lines = [String](repeating: "", count: pages.count)

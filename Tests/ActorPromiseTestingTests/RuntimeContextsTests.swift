@@ -21,7 +21,9 @@ struct RuntimeContextsTests {
             Promise(value: 2).then(on: executor.context(priority: .high)) { log.add("high \($0)") }
         }
         #expect(log.current.isEmpty)
-        #expect(runtime.pendingReport().count == 2)
+        #if DEBUG
+        #expect(runtime.pendingReport().count == 2)   // sites and reports: debug builds
+        #endif
         runtime.run { executor.resume() }
         #expect(log.current == ["high 2", "low 1"])
         #expect(runtime.pendingReport().isEmpty)
