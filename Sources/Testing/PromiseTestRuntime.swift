@@ -64,7 +64,7 @@ public final class PromiseTestRuntime: Sendable {
     ///     submission order.
     ///   - autoAdvance: Whether the clock jumps to the next deadline whenever no job can run.
     public init(seed: UInt64? = nil, autoAdvance: Bool = false) {
-        schedule = LockedState(JobSchedule(seed: seed), conditions: 1)
+        schedule = LockedState(JobSchedule(seed: seed))
         self.autoAdvance = autoAdvance
     }
 
@@ -125,8 +125,8 @@ public final class PromiseTestRuntime: Sendable {
             defer { drain(until: { false }) }
             let promise = try body()
             drain(until: { !promise.isPending })
-            if promise.isPending { throw StuckRun(pending: pendingReport(), idleFor: nil) }
-            return try promise.wait()
+            guard let outcome = promise.takenSettledOutcome else { throw StuckRun(pending: pendingReport(), idleFor: nil) }
+            return try outcome.get()
         }
     }
 

@@ -78,7 +78,7 @@ extension PromiseTestRuntime {
             defer { state.finished.store(true, ordering: .releasing) }
             return try await body()
         }
-        let guardSeconds = Double(hangGuard.components.seconds) + Double(hangGuard.components.attoseconds) * 1e-18
+        let guardSeconds = seconds(hangGuard)
         await withCheckedContinuation { (driven: CheckedContinuation<Void, Never>) in
             startThread(named: "PromiseTestRuntime") {
                 self.driveTask(finished: state.finished, guardSeconds: guardSeconds) {

@@ -5,11 +5,15 @@ import ActorPromiseExecutors
 
 /// Reports a pending promise; implemented by every promise's state.
 protocol PendingReporting: AnyObject {
-    /// `nil` once the promise has settled; otherwise what it is and what it waits for.
+    /// What the promise is and where it was made, in a few words.
+    var summary: String { get }
+    /// `nil` once the promise has settled; otherwise ``summary`` and what it waits for.
     var pendingReport: String? { get }
 }
 
 extension StateActor: PendingReporting where Machine == PromiseStateMachine<Value> {
+    nonisolated var summary: String { describe(as: "Promise") }
+
     nonisolated var pendingReport: String? {
         guard isPending else { return nil }
         let waitsFor: String
@@ -22,21 +26,12 @@ extension StateActor: PendingReporting where Machine == PromiseStateMachine<Valu
         } else {
             waitsFor = "waits for its resolver (held by the work, a timer, or a lazy body nobody observed)"
         }
-        return describe(as: "Promise") + " — " + waitsFor
+        return summary + " — " + waitsFor
     }
 
-    /// A promise in a few words: what it is and where it was made.
+    /// Another promise of the tree, in a few words.
     private static func short(_ node: any PromiseNode) -> String {
-        (node as? any PendingReporting)?.pendingReport.map { String($0.prefix { $0 != "—" }).trimmingCharacters() }
-            ?? "a settled promise"
-    }
-}
-
-private extension String {
-    func trimmingCharacters() -> String {
-        var text = Substring(self)
-        while text.last == " " || text.last == "," { text.removeLast() }
-        return String(text)
+        (node as? any PendingReporting)?.summary ?? "a promise"
     }
 }
 

@@ -28,11 +28,9 @@ extension Promise {
         _ body: @escaping @MainActor @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
         lazy(tracksInterest: tracksInterest, fileID: fileID, line: line) { resolver in
-            context.submit(ClosureWorkItem {
-                MainActor.assumeIsolated {
-                    do { try body(resolver) } catch { resolver.reject(error) }
-                }
-            })
+            context.submitIsolated {
+                do { try body(resolver) } catch { resolver.reject(error) }
+            }
         }
     }
 
@@ -86,6 +84,13 @@ extension Resolver {
     ///     job after the cancellation, not on the cancelling thread; a promise settled or cancelled
     ///     otherwise never runs it.
     public func onCancel(on context: MainContext, _ handler: @escaping @MainActor @Sendable () -> Void) {
-        onCancel { context.submit(ClosureWorkItem { MainActor.assumeIsolated(handler) }) }
+        onCancel { context.submitIsolated(handler) }
+    }
+}
+
+extension MainContext {
+    /// Runs `body` as a main-context job, isolated to the main actor.
+    fileprivate func submitIsolated(_ body: @escaping @MainActor @Sendable () -> Void) {
+        submit(ClosureWorkItem { MainActor.assumeIsolated(body) })
     }
 }

@@ -40,7 +40,7 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
     /// on the calling thread. Actions scheduled by those actions run too if they fall due.
     public func advance(by duration: Duration) {
         let target = state.withLock { $0.now + duration }
-        while let next = takeNext(dueBy: target) { next.fire() }
+        while fireNext(dueBy: target) {}
         state.withLock { $0.now = target }
     }
 
