@@ -8,6 +8,7 @@ public struct ExploredFailure: Error, CustomStringConvertible {
     /// The contexts whose jobs ran, in the order they ran (``PromiseTestRuntime/order``).
     public let order: [String]
 
+    /// The seed, how to replay it, the error, and the order of the jobs.
     public var description: String {
         "failed with seed \(seed) (replay with PromiseTestRuntime(seed: \(seed))): \(error)\norder: "
             + order.joined(separator: " → ")

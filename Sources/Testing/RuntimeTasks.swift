@@ -43,6 +43,7 @@ public struct StuckRun: Error, CustomStringConvertible {
     /// form, which gives up as soon as the runtime is idle.
     public let idleFor: Duration?
 
+    /// Why the run could not finish, and every pending promise, one per line.
     public var description: String {
         let why = idleFor.map { "nothing could run for \($0) and the body had not finished" }
             ?? "the promise can never settle: nothing left in the runtime can run and no timer is due"
