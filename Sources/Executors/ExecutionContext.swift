@@ -14,13 +14,3 @@ public protocol ExecutionContext: AnyObject, Sendable {
     ///   ``Runnable/discard()`` once if it drops the item.
     func submit(_ item: any Runnable)
 }
-
-extension ExecutionContext where Self == WorkerPool {
-    /// The library's default context: a shared pool with one thread per core.
-    public static var global: WorkerPool { WorkerPool.global }
-}
-
-extension ExecutionContext where Self == InlineContext {
-    /// Runs handlers synchronously on the thread that settles the promise. See ``InlineContext``.
-    public static var inline: InlineContext { InlineContext.shared }
-}

@@ -19,3 +19,8 @@ public final class InlineContext: ExecutionContext {
         ThreadState.withCurrent { $0.runInline(item) }
     }
 }
+
+extension ExecutionContext where Self == InlineContext {
+    /// Runs handlers synchronously on the thread that settles the promise. See ``InlineContext``.
+    public static var inline: InlineContext { InlineContext.shared }
+}

@@ -181,3 +181,8 @@ extension WorkerPool: TaskExecutor {
     /// Whether the calling thread is one of this pool's threads.
     public var isCurrent: Bool { ThreadState.current.pool == ObjectIdentifier(self) }
 }
+
+extension ExecutionContext where Self == WorkerPool {
+    /// The library's default context: a shared pool with one thread per core.
+    public static var global: WorkerPool { WorkerPool.global }
+}

@@ -82,9 +82,3 @@ package protocol ScheduledActionQueue: AnyObject, Sendable {
     /// Removes `action` if it is still queued.
     func remove(_ action: ScheduledAction)
 }
-
-/// Converts a duration to seconds.
-package func seconds(_ duration: Duration) -> Double {
-    let (seconds, attoseconds) = duration.components
-    return Double(seconds) + Double(attoseconds) / 1e18
-}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks that the folders of a target use one another in one direction only.
+
+Each target's folders are listed in layer order (ORDER below). A file may use names declared in
+its own folder and in the folders listed before it, never in a folder listed after it. A name is
+a type, protocol, typealias, function or global declared at the top level of a file or in an
+extension; the uses are the identifiers of a file with its comments and string literals removed.
+
+Usage: scripts/layers.py            check; print each use that goes the wrong way
+       scripts/layers.py --graph    print which folder uses which
+"""
+import re, sys, pathlib, collections
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# Layer order per target; "." is the target's top-level folder.
+ORDER = {
+    "Executors": [".", "Threading", "Timers", "Pool", "Contexts"],
+    "ActorPromise": ["Core", "TaskLocals", ".", "Retry", "Operators", "Combinators"],
+}
+# Uses that go the wrong way today, as "Target/From -> To: Name". The core rebuild removes them;
+# the check fails on any use not listed here, and on a listed use that is gone (so the list only shrinks).
+KNOWN = set(line.strip() for line in (ROOT / "scripts/layers-known.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")) if (ROOT / "scripts/layers-known.txt").exists() else set()
+
+DECL = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|open|final|"
+                  r"nonisolated|static|indirect|dynamic|override|mutating|consuming|borrowing|"
+                  r"@usableFromInline|@inlinable)\s+)*(?:struct|class|enum|protocol|actor|typealias|func|let|var)\s+"
+                  r"([A-Za-z_][A-Za-z0-9_]*)")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+def strip(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r'"""(.*?)"""', '""', text, flags=re.S)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"//[^\n]*", "", text)
+
+def folder_of(target_dir, path):
+    rel = path.relative_to(target_dir)
+    return rel.parts[0] if len(rel.parts) > 1 else "."
+
+def top_level_names(text):
+    """Names declared at brace depth 0, or at depth 1 inside an extension (members of other types
+    are reached through their type and are not folder-level names)."""
+    names, depth, in_extension = set(), 0, []
+    for line in text.splitlines():
+        m = DECL.match(line)
+        if m and (depth == 0 or (depth == 1 and in_extension and in_extension[-1] and m.group(1)[0].isupper())):
+            names.add(m.group(1))
+        opens, closes = line.count("{"), line.count("}")
+        for _ in range(opens):
+            in_extension.append(depth == 0 and re.match(r"^\s*(?:@\w+\s+)*(?:public\s+|package\s+)?extension\b", line) is not None)
+            depth += 1
+        for _ in range(closes):
+            depth -= 1
+            if in_extension: in_extension.pop()
+    return names
+
+def main():
+    graph_only = "--graph" in sys.argv
+    problems, seen = [], set()
+    for target, order in ORDER.items():
+        target_dir = ROOT / "Sources" / target
+        files = sorted(target_dir.rglob("*.swift"))
+        texts = {f: strip(f.read_text()) for f in files}
+        owner = {}
+        for f in files:
+            for name in top_level_names(texts[f]):
+                owner.setdefault(name, set()).add(folder_of(target_dir, f))
+        graph = collections.defaultdict(set)
+        for f in files:
+            here = folder_of(target_dir, f)
+            if here not in order:
+                problems.append(f"{target}/{here}: a folder the layer order does not list")
+                continue
+            for name in sorted(set(IDENT.findall(texts[f]))):
+                for there in owner.get(name, ()):
+                    if there == here or here in owner[name]:
+                        continue
+                    graph[here].add(there)
+                    if order.index(there) > order.index(here):
+                        entry = f"{target}/{here} -> {there}: {name}"
+                        seen.add(entry)
+                        if entry not in KNOWN:
+                            problems.append(f"{entry}  ({f.relative_to(ROOT)})")
+        if graph_only:
+            for here in order:
+                print(f"{target}/{here} uses {', '.join(sorted(graph[here])) or 'nothing'}")
+    if graph_only:
+        return 0
+    for gone in sorted(KNOWN - seen):
+        problems.append(f"{gone}: listed in scripts/layers-known.txt but no longer used; remove it from the list")
+    for p in sorted(set(problems)):
+        print(p)
+    if problems:
+        print(f"layers: {len(set(problems))} problem(s); the order is in scripts/layers.py")
+        return 1
+    print(f"layers: ok ({len(KNOWN)} known uses against the order left to remove)")
+    return 0
+
+sys.exit(main())
