@@ -10,7 +10,7 @@ public enum PromiseDiagnostics {
     /// drops a derived promise's handler without running it (a stopped run-loop thread), as that
     /// promise is rejected. In debug builds
     /// `error.site` names where the promise was created; release builds record no sites (a site
-    /// would take the room that keeps a resolver in malloc's smallest block), so it is `nil` there.
+    /// would make every resolver larger than one pointer), so it is `nil` there.
     ///
     /// By default, debug builds print a warning to standard error and release builds stay silent.
     /// Set it to `nil` to restore the default. It runs on the thread that released the resolver
@@ -50,8 +50,8 @@ public enum PromiseDiagnostics {
 final class DiagnosticHook<Report: Sendable & CustomStringConvertible>: Sendable {
     // The handler sits in a box: a function value kept directly in generic storage is wrapped in
     // another conversion thunk each time it is read back, so a hook read once per report grew by
-    // a thunk per report — and calling it recursed through all of them (20,000 frames after
-    // 20,000 reports, found by `ObserverModelTests` as resident memory that kept growing).
+    // a thunk per report, and calling it recursed through all of them: the stack deepened with
+    // every report (`DiagnosticHookDepthTests`).
     private let stored = LockedState<Box?>(nil)
 
     private final class Box: Sendable {

@@ -11,9 +11,8 @@ import Synchronization
 /// come instead of waiting forever — and ``PromiseDiagnostics/abandonmentHandler`` is told
 /// (R8), with the site where the promise was made in debug builds.
 public final class Resolver<Value: Sendable>: Sendable {
-    // One reference and nothing else: 24 bytes, malloc's smallest block (W6). What the resolver
-    // once kept beside it — whether it had sent a settlement, and its own copy of the creation
-    // site — the state actor knows: `abandon` settles only a promise that is still pending and
+    // One reference and nothing else, so the resolver takes malloc's smallest block. Whether it
+    // has sent a settlement, and the creation site, the state actor knows: `abandon` settles only a promise that is still pending and
     // follows nothing, and the site is the promise's own (debug builds).
     @usableFromInline let core: PromiseCore<Value>
 
@@ -32,8 +31,7 @@ public final class Resolver<Value: Sendable>: Sendable {
 
     /// Rejects the promise this resolver was dropped without settling, unless a settlement or an
     /// adoption reaches it first. Out of line: `deinit` runs unspecialized, and building the
-    /// operation there made every resolver's release look up generic metadata (about 330
-    /// instructions), settled or not.
+    /// operation there made every resolver's release look up generic metadata, settled or not.
     @inline(never)
     private func abandon() {
         core.abandon()

@@ -153,7 +153,7 @@ struct RingHeader {
 /// (wrapping) hold items. It hands out slots; the queue reads and writes them as its `Element`.
 ///
 /// Every access goes through `withUnsafeMutablePointers`: `header` itself is a class property,
-/// which pays the runtime's exclusivity check on each access (about 40 instructions a hop).
+/// which pays the runtime's exclusivity check on each access.
 @usableFromInline
 final class RingBuffer: ManagedBuffer<RingHeader, Int> {
     @inlinable var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }

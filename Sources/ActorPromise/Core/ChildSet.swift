@@ -2,10 +2,9 @@
 ///
 /// Each child records where it sits (``PromiseNode/slotInParent``), so finding it again is one
 /// read and one identity check, with no hashing and no probing: a removal moves the last child
-/// into the freed slot and tells it its new place. W2 (a fan-out of 1,000 handlers, each
-/// inserted once and removed once) spent about 9% of its CPU time in the open-addressing hash
-/// set this replaced: probing, backward-shift deletion and rehashing on growth, with their cache
-/// misses across a table twice the size of the set.
+/// into the freed slot and tells it its new place. A hash set would pay for probing, deletion
+/// and rehashing on growth, with cache misses across a table twice the size of the set, on
+/// every child of a fan-out.
 ///
 /// A slot is a hint that only this set's owner writes and reads, with its gate held: a child is a
 /// child of one promise (its parent) and sits in no other promise's set. A stale hint — a child

@@ -1,5 +1,5 @@
 /// A few `Bool`s of a promise's state packed into one byte, each flag a bit mask: the tree state
-/// and the state machine each keep one, so that the state actor fits malloc's 160-byte class (W6).
+/// and the state machine each keep one, so that the state actor stays within one malloc size class.
 @usableFromInline
 struct FlagByte: Sendable {
     @usableFromInline var bits: UInt8

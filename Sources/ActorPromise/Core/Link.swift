@@ -98,7 +98,7 @@ struct ErasedClosure {
 }
 
 /// A handler that returns nothing: apart from ``ThenBody`` so that the user's closure is stored as
-/// written (as `ThenBody<In, Void>` it would need a reabstraction thunk: one allocation more, W2).
+/// written (as `ThenBody<In, Void>` it would need a reabstraction thunk: one allocation more).
 @usableFromInline struct VoidBody<In> {
     @usableFromInline let run: @Sendable (In) throws -> Void
     @inlinable init(_ run: @escaping @Sendable (In) throws -> Void) { self.run = run }

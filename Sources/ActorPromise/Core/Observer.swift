@@ -25,7 +25,7 @@ protocol OutcomeObserver: Runnable {
 ///
 /// Its outcome is not copied into it: it reads it from ``source``, so it stores nothing whose
 /// layout depends on `Value`, and its `deinit`, which always runs unspecialized, needs no
-/// generic-metadata look-up (about 320 instructions a handler; see `Benchmarks/README.md`).
+/// generic-metadata look-up (the Performance article has the cost).
 /// Each subclass is final and passes a runner created where its types are known, so a context
 /// runs specialized code.
 @usableFromInline
@@ -235,7 +235,7 @@ func asWorkerPool(_ context: any ExecutionContext) -> WorkerPool? {
 /// Each observer is released as soon as it has run, so the objects of a large fan-out are freed
 /// by the thread that runs it while it runs, not in one burst after the last handler — when the
 /// thread that the last handler woke is already allocating again, and the two would contend for
-/// the allocator (see the hand-off findings in `Benchmarks/README.md`).
+/// the allocator.
 @usableFromInline
 final class DeliveryGroup: Runnable, @unchecked Sendable {
     // Safety: `observers` is filled before the group is submitted and emptied by `run()`, which

@@ -104,7 +104,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 extension StateActor {
     /// Reports this promise done to its parent, and on up while parents become done in turn.
     /// The first hop reads the parent in place: this promise holds it for as long as it lives,
-    /// so no retain is needed (W2 reports every handler's child done to one root).
+    /// so no retain is needed (a fan-out reports every handler's child done to one root).
     @inlinable
     nonisolated func reportDone() {
         guard parent != nil else { return }

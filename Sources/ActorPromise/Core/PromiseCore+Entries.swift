@@ -1,7 +1,7 @@
 // The core's entry points: what the rest of the library asks of a promise's state, by name.
 // Operators, combinators, the resolver and the bridge call these; only the core builds a
 // `PromiseOp` and `send`s it. Parameters are `consuming`, as the operation's payloads are: taking
-// them borrowed would cost a retain and a release per call (W1 measured 60 instructions a link).
+// them borrowed would cost a retain and a release per call.
 extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Creates a derived promise: a pending child whose parent is this promise, with `link` (whose
     /// task-local values the operator captured, R15), registered as this promise's observer and as

@@ -19,15 +19,14 @@ import Synchronization
 /// a parameter of its own for the sake of `deinit`, which runs unspecialized: a field typed with
 /// one of the class's own parameters is destroyed through that parameter's metadata, which the
 /// object's class already holds, whereas a field typed `PromiseStateMachine<Value>` made every
-/// release look that type's metadata up in the runtime's cache (about 330 instructions per
-/// promise, W1 and W2). Members that touch `machine` live in extensions constrained to the one
+/// release look that type's metadata up in the runtime's cache, on every promise. Members that touch `machine` live in extensions constrained to the one
 /// instantiation; the few protocol requirements that need it reach it through ``typed``.
 @usableFromInline
 actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHolder {
     // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
     // requirements reach them at fixed offsets); `tree` and `machine` each end in their flags'
-    // byte, and the small fields fill the tail. For an `Int` promise the object is 152 bytes:
-    // malloc's 160-byte class (W6).
+    // byte, and the small fields fill the tail, so that the object fits the smallest malloc
+    // size class it can (memory per promise, in the Performance article).
     @usableFromInline nonisolated let gate = AsyncGate()
     /// The parent, for `parent`/`root` and for reports up the tree. A `var` only so that `deinit`
     /// can move it out and release long chains without recursion. Spelled `Optional<…>`, not
@@ -45,7 +44,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
     /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
     /// runtime's isolation query and a function-type cast, which cost more than the operation
-    /// itself (see `Benchmarks/README.md`). The dynamic exclusivity check is off for the same reason:
+    /// itself. The dynamic exclusivity check is off for the same reason:
     /// the gate already guarantees exclusive access.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: Machine
     /// Settled, cancelled, cancelled while pending: written under the gate, read without it. It

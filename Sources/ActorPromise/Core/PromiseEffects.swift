@@ -3,9 +3,9 @@
 ///
 /// Every operation builds, returns and destroys one of these, so it is kept to three references
 /// and a few bytes: the compiler then passes it in registers and destroys it inline. With more
-/// fields (it used to carry the outcome, the lazy body and the rare effects side by side) it is
-/// copied and destroyed through its value witnesses, about 350 instructions per W1 link (see
-/// `Benchmarks/README.md`). Observers read the outcome from the settled promise, so it is not
+/// fields (the outcome, the lazy body and the rare effects side by side) it would be
+/// copied and destroyed through its value witnesses, which costs more than the rest of a chain
+/// link's transition. Observers read the outcome from the settled promise, so it is not
 /// carried here; the rare effects share one box.
 @usableFromInline
 struct PromiseEffects<Value: Sendable>: Sendable {

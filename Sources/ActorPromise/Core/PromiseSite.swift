@@ -1,8 +1,8 @@
-/// Where a promise was made: a `#fileID` literal and a line, in 16 bytes.
+/// Where a promise was made: a `#fileID` literal and a line, in two words.
 ///
 /// Debug builds store one in every promise (see ``PromiseCore/site``) for the reports of
 /// ``PromiseDiagnostics`` and for `debugDescription`; release builds store none, so that the
-/// promise stays as small as measured in `Benchmarks/` (W6).
+/// promise stays as small as it can.
 @usableFromInline
 struct PromiseSite: Sendable, CustomStringConvertible {
     // Safe to share: it points into a string literal, read-only data that lives as long as the

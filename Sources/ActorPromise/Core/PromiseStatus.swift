@@ -21,7 +21,7 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// observes outcomes, reports that settled outcome, not the later cancel (R1, B5). Final.
     @inlinable static var cancelledAfterSource: PromiseStatus { PromiseStatus(rawValue: 64) }
     // Fixed when the promise is made, and published here so that the state actor needs no field
-    // of its own for them (W6): they are read without the gate.
+    // of its own for them: they are read without the gate.
     @inlinable static var tracksInterest: PromiseStatus { PromiseStatus(rawValue: 8) }
     @inlinable static var observesCancellation: PromiseStatus { PromiseStatus(rawValue: 16) }
     @inlinable static var runsInline: PromiseStatus { PromiseStatus(rawValue: 32) }

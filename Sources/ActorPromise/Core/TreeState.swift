@@ -10,7 +10,7 @@
 /// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
 @usableFromInline
 struct TreeState {
-    // Declared in this order so that the flags' byte ends the layout (29 bytes).
+    // Declared in this order so that the flags' byte ends the layout.
     /// The first live child; the others are in `rare?.moreChildren`.
     @usableFromInline var firstChild: (any PromiseNode)?
     /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
@@ -20,8 +20,8 @@ struct TreeState {
     @usableFromInline var dependents: UInt32 = 0
     /// Seven flags in one byte (see ``Flag``), at the bit positions ``PromiseStatus`` gives them,
     /// so that the status the state actor publishes is a mask of this byte and one bit of the
-    /// state machine's. One byte instead of seven is what lets the state actor fit malloc's
-    /// 160-byte class (W6).
+    /// state machine's. One byte instead of seven keeps the state actor within one malloc size
+    /// class (memory per promise).
     @usableFromInline var flags: FlagByte
 
     /// The bits of ``flags``. The first five are ``PromiseStatus``'s (`StateMachineTests` checks
@@ -178,8 +178,7 @@ struct TreeState {
     }
 
     /// Records settlement. Returns whether this node is now done. Always inlined: its caller,
-    /// the state machine's `settle`, is the one place that calls it, and the call cost 20
-    /// instructions per W1 link once the flags became bits.
+    /// the state machine's `settle`, is the one place that calls it, on every promise's path.
     @inlinable @inline(__always)
     mutating func settle() -> Bool {
         isSettled = true
@@ -236,7 +235,7 @@ struct TreeState {
 }
 
 /// The tree state that most promises never need, out of line so that every promise's state
-/// actor is smaller (W6): the children beyond the first, the promise this one follows, and the
+/// actor is smaller: the children beyond the first, the promise this one follows, and the
 /// count of cancelled dependents.
 ///
 /// Safety (`@unchecked Sendable`): `moreChildren`, `earlyDone` and `cancelledDependents` are
@@ -246,7 +245,7 @@ struct TreeState {
 @usableFromInline
 final class RareTreeState: @unchecked Sendable {
     // The gate and the lock already make every access exclusive (see above), so the runtime's
-    // exclusivity check, which cost ~400 instructions per fan-out handler here, is off.
+    // exclusivity check, which a fan-out would pay per handler, is off.
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
     @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
     /// Children whose "done" report arrived before their re-attach (see `TreeState.apply`); the

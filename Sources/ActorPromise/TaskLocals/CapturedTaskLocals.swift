@@ -2,9 +2,8 @@
 /// what was registered there (R15).
 ///
 /// One array: the `CapturedTaskLocals?` that every handler registration passes along is then one
-/// pointer, `nil` with no key registered. (Holding the first value apart, in an existential, made
-/// it 48 bytes, and copying and destroying the `nil` through outlined value witnesses cost W1 280
-/// instructions a link.)
+/// pointer, `nil` with no key registered. (Holding the first value apart, in an existential, would
+/// make it six words, copied and destroyed through outlined value witnesses on every link.)
 @usableFromInline
 struct CapturedTaskLocals: Sendable {
     let values: [any CapturedTaskLocal]
@@ -37,9 +36,8 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
 
 extension PromiseTaskLocals {
     // Inlinable and not variadic, so that they are specialized where they are called: with no key
-    // registered, `body` comes back as it went in. (A variadic-generic version wrapped every lazy
-    // body in two reabstraction thunks, each an allocation: W5x paid about 5,000 instructions per
-    // await for it. The generic forms below still wrap closures whose types differ from their
+    // registered, `body` comes back as it went in. (A variadic-generic version would wrap every
+    // lazy body in two reabstraction thunks, each an allocation. The generic forms below still wrap closures whose types differ from their
     // maximally abstract shape; hot paths get an overload of their own.)
 
     /// `body`, made to run with the task-local values bound here; `body` itself when no key is
@@ -64,7 +62,7 @@ extension PromiseTaskLocals {
     /// The form for a lazy body. Its own overload, not the generic one: passing a closure as
     /// `(Argument) throws -> Result` wraps it in a reabstraction thunk and the result in another
     /// (an allocation each) even where the call is specialized; `Resolver<Value>` is a class, so
-    /// this signature needs none (W5x: two allocations per lazy promise fewer).
+    /// this signature needs none.
     @inlinable
     static func carrying<Value>(
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void

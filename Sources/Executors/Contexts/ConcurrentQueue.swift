@@ -6,7 +6,7 @@
 ///
 /// **Handlers run as barriers.** Passing the queue itself as a context (`then(on: queue)`) makes
 /// each handler a barrier: handlers of a promise chain usually touch shared state guarded by the
-/// queue, and a barrier is the safe default (the write-safety assumption of the seeds). Ask for
+/// queue, and a barrier is the safe default: it assumes every handler may write. Ask for
 /// parallel execution explicitly with ``concurrent`` (`then(on: queue.concurrent)`), for handlers
 /// that only read.
 ///

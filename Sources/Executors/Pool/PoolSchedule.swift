@@ -22,9 +22,8 @@ package struct PoolSchedule: Sendable {
     /// Jobs waiting for a worker, oldest first.
     package private(set) var queue = WorkQueue()
     /// Parked workers, in the order they parked; the one that has slept longest is woken first.
-    /// (Waking the one that parked last looked kinder to caches, but in the W1 chain it made the
-    /// whole process 20–30% slower on a 2-core machine: the same worker kept sharing a core with
-    /// the thread that fed it.)
+    /// (Waking the one that parked last would be kinder to caches, but on a machine with few
+    /// cores the same worker then keeps sharing a core with the thread that feeds it.)
     private var sleepers: RingQueue<Int>
     /// Workers searching: spinning, or woken and not yet running a job.
     package private(set) var searching = 0
