@@ -34,6 +34,12 @@ SMALL_SAVED=$SMALL; LARGE_SAVED=$LARGE; SMALL=$((SMALL * 100)); LARGE=$((LARGE *
 read -r ap_w5_i ap_w5_m < <(per_unit actorpromise w5 1)
 read -r cont_w5_i cont_w5_m < <(per_unit continuation w5 1)
 read -r chk_w5_i chk_w5_m < <(per_unit checked-continuation w5 1)
+# W5x with one mode (the awaiter suspended before another thread settles; SuspendedAwaitWorkloads):
+# the library's await, the bare continuation it is built on, and that continuation inside
+# withTaskCancellationHandler, which B2 needs. Each is one number from run to run.
+read -r ap_w5s_i ap_w5s_m < <(per_unit actorpromise w5s 1)
+read -r cont_w5s_i cont_w5s_m < <(per_unit continuation w5s 1)
+read -r ccont_w5s_i ccont_w5s_m < <(per_unit cancellable-continuation w5s 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED; SMALL=$((SMALL * 10)); LARGE=$((LARGE * 10))
 read -r ap_w5x_i ap_w5x_m < <(per_unit actorpromise w5x 1)
 read -r cont_w5x_i cont_w5x_m < <(per_unit continuation w5x 1)
@@ -86,6 +92,10 @@ row "W5x same vs NIO get() of a loop's future" "$ap_w5x_i" "$nio_w5x_i" "$(ratio
 row "W5x same vs checked continuation (info)" "$ap_w5x_i" "$chk_w5x_i" "$(ratio "$ap_w5x_i" "$chk_w5x_i")" "(info)" ""
 row "W5x same vs unsafe continuation (info)" "$ap_w5x_i" "$cont_w5x_i" "$(ratio "$ap_w5x_i" "$cont_w5x_i")" "(info)" ""
 row "W5x Task {} + await vs unsafe cont. (info)" "$task_w5x_i" "$cont_w5x_i" "$(ratio "$task_w5x_i" "$cont_w5x_i")" "(info)" ""
+w5s_share=$((ap_w5s_i - cont_w5s_i)); w5s_floor=$((ccont_w5s_i - cont_w5s_i)); w5s_rest=$((ap_w5s_i - ccont_w5s_i))
+row "W5x library share, suspended: await - unsafe cont." "$w5s_share" "$cont_w5s_i" "" "<=1500" "$(verdict "$w5s_share" 1500)"
+row "  of it withTaskCancellationHandler (B2 floor)" "$w5s_floor" "$ccont_w5s_i" "" "(info)" ""
+row "  of it promise, resolver, observer, settlement" "$w5s_rest" "$ap_w5s_m" "" "(info)" ""
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=0.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 0.5)"
 row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.0x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.0)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=384" "$(verdict "$ap_w6" 384)"

@@ -44,6 +44,10 @@ if command -v valgrind >/dev/null; then
     # continuation's count is bimodal (about 5,400, or 2,300-3,300 when the pool's thread happens
     # to stay awake), so W5x is guarded by its own count, and the reference is its bar.
     w5x=$(median3 w5x actorpromise 100 600 1); chk_w5x=$(median3 w5x checked-continuation 100 600 1)
+    # W5x with one mode (the awaiter suspended first): the library's share over the bare
+    # continuation, one number from run to run.
+    w5s=$(instructions w5s actorpromise 1000 6000 1); cont_w5s=$(instructions w5s continuation 1000 6000 1)
+    value[w5x_library_share]=$((w5s - cont_w5s))
     value[w1_vs_nio]=$(python3 -c "print(round($w1 / $nio_w1, 2))")
     value[w2_vs_nio]=$(python3 -c "print(round($w2 / $nio_w2, 2))")
     value[w5_vs_unsafe_continuation]=$(python3 -c "print(round($w5 / $cont_w5, 2))")
@@ -52,7 +56,7 @@ if command -v valgrind >/dev/null; then
     value[callbacks_allocations]=$(per_unit_sized actorpromise callbacks 1 100 1000 | cut -d' ' -f2)
     value[erase_allocations]=$(per_unit_sized actorpromise erase 1 100 1000 | cut -d' ' -f2)
     value[checked_continuation]=$chk_w5x
-    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x)"
+    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x), W5x suspended first: library share ${value[w5x_library_share]}"
 else
     echo "valgrind not found: only W6 is checked"
 fi

@@ -5,6 +5,7 @@
 //   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w2 (1,000-handler fan-out)
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
+//             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
 //             w7 (serial-queue hop)   loop (resident bytes per pending iteration of a recursive loop)
 //             maplazy (resident bytes per element of map(_:maxConcurrency: 8) over a lazy sequence)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)
@@ -56,6 +57,10 @@ case ("w5x", "actorpromise"): runAsync { await AwaitWorkloads.awaitPromiseFromOt
 case ("w5x", "continuation"): runAsync { await AwaitWorkloads.unsafeContinuationFromOtherThread(iterations: iterations) }
 case ("w5x", "checked-continuation"): runAsync { await AwaitWorkloads.checkedContinuationFromOtherThread(iterations: iterations) }
 case ("w5x", "nio"): runAsync { await NIOWorkloads.getFromEventLoop(iterations: iterations) }
+case ("w5s", "actorpromise"): SuspendedAwaitWorkloads.run { await SuspendedAwaitWorkloads.awaitPromise(iterations: iterations, on: $0) }
+case ("w5s", "continuation"): SuspendedAwaitWorkloads.run { await SuspendedAwaitWorkloads.unsafeContinuation(iterations: iterations, on: $0) }
+case ("w5s", "cancellable-continuation"): SuspendedAwaitWorkloads.run { await SuspendedAwaitWorkloads.cancellableContinuation(iterations: iterations, on: $0) }
+case ("w5s", "checked-continuation"): SuspendedAwaitWorkloads.run { await SuspendedAwaitWorkloads.checkedContinuation(iterations: iterations, on: $0) }
 case ("w5x", "task"): runAsync { await AwaitWorkloads.taskValue(iterations: iterations) }
 case ("w6", "actorpromise"): print(ActorPromiseWorkloads.bytesPerPendingPromise(count: iterations))
 case ("w6", "nio"): print(NIOWorkloads.bytesPerPendingPromise(count: iterations))
