@@ -21,6 +21,11 @@ private func onSettlerThread(_ body: @escaping @Sendable () -> Void) {
     Thread { Trace.$id.withValue("settler") { body() } }.start()
 }
 
+/// A task-local that holds an object, to watch its lifetime.
+final class Session: Sendable {
+    @TaskLocal static var current: Session?
+}
+
 /// The contexts a handler may run on, by name (test arguments must be `Sendable` and printable).
 private let contextNames = [
     "inline", "pool", "serial", "concurrent", "operation", "runLoopThread", "main",
@@ -288,6 +293,42 @@ struct TaskLocalTests {
         onSettlerThread { promise.cancel() }
         try await ran.wait()
         #expect(seen.current == .some("registered"))
+    }
+
+    @Test("R15 registrations one after another on one thread each carry the values bound at their own registration")
+    func consecutiveRegistrations() async throws {
+        // Registrations that capture the same values share one capture; these must not.
+        let (promise, resolver) = Promise<Int>.pending()
+        let names = ["a", "a", "b", "b", "a"]
+        let handlers = names.map { name in
+            Trace.$id.withValue(name) { promise.then { _ in Trace.id } }
+        }
+        let inner = Trace.$id.withValue("outer") {
+            Trace.$span.withValue(1) { promise.then { _ in "\(Trace.id ?? "nil") \(Trace.span)" } }
+        }
+        let sameIDOtherSpan = Trace.$id.withValue("outer") { promise.then { _ in "\(Trace.id ?? "nil") \(Trace.span)" } }
+        resolver.fulfill(1)
+        var seen: [String?] = []
+        for handler in handlers { seen.append(try await handler.value) }
+        #expect(seen == names)
+        #expect(try await inner.value == "outer 1")
+        #expect(try await sameIDOtherSpan.value == "outer 0", "one key changed: a new capture")
+    }
+
+    @Test("R15 a captured value lives as long as the handlers that carry it, not until the thread captures again")
+    func capturedValueReleased() async throws {
+        PromiseTaskLocals.propagate(Session.$current)
+        weak var released: Session?
+        let promise: Promise<Int> = {
+            let session = Session()
+            released = session
+            let (source, resolver) = Promise<Int>.pending()
+            let handler = Session.$current.withValue(session) { source.then(on: .inline) { $0 + (Session.current == nil ? 0 : 1) } }
+            resolver.fulfill(1)
+            return handler
+        }()
+        #expect(try await promise.value == 2, "the handler saw the session")
+        #expect(released == nil, "nothing else holds the session once its handler has run and its promise settled")
     }
 
     @Test("R15 registering keys races with handlers being registered and run", arguments: 0..<4)

@@ -1,12 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The values of the registered task-local keys at one registration, to bind around the run of
 /// what was registered there (R15).
 ///
-/// One array: the `CapturedTaskLocals?` that every handler registration passes along is then one
-/// pointer, `nil` with no key registered. (Holding the first value apart, in an existential, would
-/// make it six words, copied and destroyed through outlined value witnesses on every link.)
+/// An object, so that the `CapturedTaskLocals?` every handler registration passes along is one
+/// pointer (`nil` with no key registered), and so that registrations that capture the same values
+/// share one: a thread remembers the last one it made (weakly, so the values live no longer than
+/// the handlers that carry them) and hands it out again while each key still holds the same value.
 @usableFromInline
-struct CapturedTaskLocals: Sendable {
+final class CapturedTaskLocals: Sendable {
+    /// The list of keys the values were captured for.
+    let keys: ObjectIdentifier
     let values: [any CapturedTaskLocal]
+
+    init(keys: ObjectIdentifier, values: [any CapturedTaskLocal]) {
+        self.keys = keys
+        self.values = values
+    }
+
+    /// Whether every key still holds the value captured here, on this thread.
+    func isCurrent(for keys: ObjectIdentifier) -> Bool {
+        guard keys == self.keys else { return false }
+        // By index: each element is used in place, not copied out of the array first.
+        for index in values.indices where !values[index].isCurrent() { return false }
+        return true
+    }
 
     /// Runs `body` with the captured values bound; they end with it.
     @usableFromInline
@@ -23,6 +45,10 @@ struct CapturedTaskLocals: Sendable {
 /// One key's captured value.
 protocol CapturedTaskLocal: Sendable {
     func bind<R>(_ body: () throws -> R) rethrows -> R
+    /// Whether the key's value here is this one: the same bits, which for any type means the same
+    /// value (a reference in it is kept alive by this capture, so its address cannot be reused).
+    /// Equal values with different bits only miss the sharing.
+    func isCurrent() -> Bool
 }
 
 struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
@@ -31,6 +57,16 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
 
     func bind<R>(_ body: () throws -> R) rethrows -> R {
         try key.withValue(value, operation: body)
+    }
+
+    func isCurrent() -> Bool {
+        // Local copies, and closures that capture pointers only: this runs unspecialized (through
+        // the protocol), where a closure capturing `self` would look up this type's metadata.
+        var now = key.get()
+        var captured = value
+        return withUnsafePointer(to: &now) { now in
+            withUnsafePointer(to: &captured) { memcmp(now, $0, MemoryLayout<Value>.size) == 0 }
+        }
     }
 }
 

@@ -67,13 +67,21 @@ public enum PromiseTaskLocals {
         return capture(keys)
     }
 
+    /// The values of `keys` here: the capture this thread made last if every key still holds the
+    /// value it captured, a new one otherwise.
     @usableFromInline
     static func capture(_ keys: Unmanaged<TaskLocalKeyList>) -> CapturedTaskLocals {
-        keys._withUnsafeGuaranteedRef { list in
-            var values: [any CapturedTaskLocal] = []
-            values.reserveCapacity(list.keys.count)
-            for key in list.keys { values.append(key.capture()) }
-            return CapturedTaskLocals(values: values)
+        let id = ObjectIdentifier(keys.takeUnretainedValue())
+        return ThreadState.withCurrent { thread in
+            if let last = thread.lastCapturedTaskLocals.map({ unsafeDowncast($0, to: CapturedTaskLocals.self) }),
+               last.isCurrent(for: id) {
+                return last
+            }
+            let fresh = keys._withUnsafeGuaranteedRef { list in
+                CapturedTaskLocals(keys: id, values: list.keys.map { $0.capture() })
+            }
+            thread.lastCapturedTaskLocals = fresh
+            return fresh
         }
     }
 

@@ -1,4 +1,10 @@
 /// Starts a detached thread running `body`.
+///
+/// `body` runs with a task-local value of the library's own bound for the thread's whole life.
+/// Code on a thread without a task keeps its task-local values in a per-thread store, which the
+/// Swift runtime creates at the first binding and frees again when the last one ends: a handler
+/// that binds its captured values (R15) would pay for that store each time it runs. With this
+/// value bound the store lives as long as the thread, so a binding costs one entry.
 package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
         let body: @Sendable () -> Void
@@ -22,9 +28,14 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
         #else
         let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
         #endif
-        box.body()
+        ThreadAnchor.$bound.withValue(true) { box.body() }
         return nil
     }, box)
     pthread_attr_destroy(&attributes)
     precondition(status == 0, "pthread_create failed: \(status)")
+}
+
+/// The task-local value that keeps a library thread's task-local store alive (see `startThread`).
+enum ThreadAnchor {
+    @TaskLocal static var bound = false
 }

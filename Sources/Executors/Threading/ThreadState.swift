@@ -36,6 +36,9 @@ package final class ThreadState {
     /// The test runtime that takes the jobs and timers this thread submits, while it drives a
     /// test here (see ``JobInterceptor``).
     @exclusivity(unchecked) package var interceptor: (any JobInterceptor)?
+    /// The task-local values this thread captured last for a handler (R15), kept weakly so that
+    /// registrations that follow with the same values share them: the promise module's, opaque here.
+    @exclusivity(unchecked) package weak var lastCapturedTaskLocals: AnyObject?
 
     private init() {}
 
