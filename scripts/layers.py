@@ -6,6 +6,10 @@ its own folder and in the folders listed before it, never in a folder listed aft
 a type, protocol, typealias, function or global declared at the top level of a file or in an
 extension; the uses are the identifiers of a file with its comments and string literals removed.
 
+It also checks that the folders that describe behaviour (operators, combinators, retry, the
+bridge) hold no unsafe construct: those belong in the building blocks below them, each with its
+safety argument beside it.
+
 Usage: scripts/layers.py            check; print each use that goes the wrong way
        scripts/layers.py --graph    print which folder uses which
 """
@@ -21,6 +25,12 @@ ORDER = {
 # the check fails on any use not listed here, and on a listed use that is gone (so the list only shrinks).
 KNOWN = set(line.strip() for line in (ROOT / "scripts/layers-known.txt").read_text().splitlines()
             if line.strip() and not line.startswith("#")) if (ROOT / "scripts/layers-known.txt").exists() else set()
+
+# Folders with no unsafe construct, and the constructs.
+UNSAFE_FREE = ["Sources/ActorPromise/Operators", "Sources/ActorPromise/Combinators",
+               "Sources/ActorPromise/Retry", "Sources/Bridge"]
+UNSAFE = re.compile(r"@unchecked\s+Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|\bUnmanaged\b|"
+                    r"\bunsafe[A-Z]\w*|\bwithUnsafe\w*|\bUnsafe\w*|\.unsafelyUnwrapped|_withUnsafeGuaranteedRef")
 
 DECL = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|open|final|"
                   r"nonisolated|static|indirect|dynamic|override|mutating|consuming|borrowing|"
@@ -87,6 +97,11 @@ def main():
                 print(f"{target}/{here} uses {', '.join(sorted(graph[here])) or 'nothing'}")
     if graph_only:
         return 0
+    for folder in UNSAFE_FREE:
+        for f in sorted((ROOT / folder).rglob("*.swift")):
+            for number, line in enumerate(strip(f.read_text()).splitlines(), 1):
+                if UNSAFE.search(line):
+                    problems.append(f"{f.relative_to(ROOT)}:{number}: unsafe code outside the building blocks: {line.strip()}")
     for gone in sorted(KNOWN - seen):
         problems.append(f"{gone}: listed in scripts/layers-known.txt but no longer used; remove it from the list")
     for p in sorted(set(problems)):

@@ -9,16 +9,21 @@ import ActorPromiseExecutors
 /// and its work (R7, B7), while an input shared with other waiters keeps going. Inlinable, so it
 /// is specialized for the caller's types (unspecialized generic code costs metadata look-ups).
 @usableFromInline
-final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `state`, `isDecided`, `isStarted` and `isReleased` are
-    // guarded by `lock`; the rest is immutable after init.
-    @usableFromInline let lock = ConditionLock()
-    @usableFromInline var state: State
-    @usableFromInline var isDecided = false
-    /// Every input has its observer registered (so each counts this combinator as a dependent).
-    @usableFromInline var isStarted = false
-    /// The inputs were told that this combinator stopped waiting (done once).
-    @usableFromInline var isReleased = false
+final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Sendable {
+    /// What the lock guards: the folded state, and where the combinator is in its life.
+    @usableFromInline
+    struct Guarded: Sendable {
+        @usableFromInline var state: State
+        @usableFromInline var isDecided = false
+        /// Every input has its observer registered (so each counts this combinator as a dependent).
+        @usableFromInline var isStarted = false
+        /// The inputs were told that this combinator stopped waiting (done once).
+        @usableFromInline var isReleased = false
+
+        @inlinable init(state: State) { self.state = state }
+    }
+
+    @usableFromInline let guarded: LockedState<Guarded>
     @usableFromInline let inputs: [Promise<Input>]
     @usableFromInline let step: @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     @usableFromInline let resolver: Resolver<Output>
@@ -34,7 +39,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
         step: @escaping @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     ) {
         self.inputs = inputs
-        self.state = state
+        self.guarded = LockedState(Guarded(state: state))
         self.progress = progress
         self.step = step
         (promise, resolver) = Promise<Output>.pending(fileID: fileID, line: line)
@@ -49,7 +54,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
             self.stopWaiting(decided: true)
         }
         for (index, input) in inputs.enumerated() {
-            input.core.observe(CombinatorObserver.make(self, index))
+            input.core.observe(IndexedObserver(self, index))
         }
         stopWaiting(decided: false, started: true)
         return promise
@@ -59,52 +64,29 @@ final class Combinator<Input: Sendable, Output: Sendable, State>: @unchecked Sen
     /// of them registered it as a dependent, so that no input counts a loss before the gain.
     @inlinable
     func stopWaiting(decided: Bool, started: Bool = false) {
-        lock.lock()
-        if decided { isDecided = true }
-        if started { isStarted = true }
-        guard isDecided, isStarted, !isReleased else {
-            lock.unlock()
-            return
+        let releases = guarded.withLock { guarded in
+            if decided { guarded.isDecided = true }
+            if started { guarded.isStarted = true }
+            guard guarded.isDecided, guarded.isStarted, !guarded.isReleased else { return false }
+            guarded.isReleased = true
+            return true
         }
-        isReleased = true
-        lock.unlock()
+        guard releases else { return }
         for input in inputs { loseInterest(input.core) }
     }
 
     @inlinable
     func receive(_ index: Int, _ outcome: Outcome<Input>) {
-        lock.lock()
-        guard !isDecided, let decision = step(&state, index, outcome) else {
-            lock.unlock()
-            return
+        let decision: Outcome<Output>? = guarded.withLock { guarded in
+            guard !guarded.isDecided, let decision = step(&guarded.state, index, outcome) else { return nil }
+            guarded.isDecided = true
+            return decision
         }
-        isDecided = true
-        lock.unlock()
+        guard let decision else { return }
         if case .failure = decision { progress?.stop() }
         resolver.resolve(decision)
         stopWaiting(decided: true)
     }
 }
 
-/// Observes one input of a ``Combinator``.
-@usableFromInline
-final class CombinatorObserver<Input: Sendable, Output: Sendable, State>: Observer<Input>, @unchecked Sendable {
-    // Safety: immutable after init; see `Observer` for `source`.
-    @usableFromInline let combinator: Combinator<Input, Output, State>
-    @usableFromInline let index: Int
-
-    @usableFromInline
-    init(_ combinator: Combinator<Input, Output, State>, _ index: Int, runner: @escaping @Sendable (Observer<Input>) -> Void) {
-        self.combinator = combinator
-        self.index = index
-        super.init(context: InlineContext.shared, runner: runner)
-    }
-
-    @inlinable
-    static func make(_ combinator: Combinator<Input, Output, State>, _ index: Int) -> CombinatorObserver {
-        CombinatorObserver(combinator, index) { item in
-            let observer = unsafeDowncast(item, to: CombinatorObserver.self)
-            if let outcome = observer.receivedOutcome() { observer.combinator.receive(observer.index, outcome) }
-        }
-    }
-}
+extension Combinator: IndexedOutcomeReceiver {}

@@ -49,6 +49,23 @@ struct Link: ~Copyable {
         }
     }
 
+    /// A link whose runner is written for the derived promise's own type: the runner gets the
+    /// promise, not the `AnyObject` every link stores, so operators name their child's type and
+    /// stay free of casts.
+    ///
+    /// Safety of the downcast: a link is stored only in the promise whose value type is `Out` (the
+    /// operator that makes it derives a `Promise<Out>` with it), and that promise passes itself to
+    /// its runner.
+    @inlinable @inline(__always)
+    init<Out: Sendable>(
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: ErasedClosure,
+        runnerFor _: Out.Type, _ runner: @escaping @Sendable (PromiseCore<Out>) -> Void
+    ) {
+        self.init(context: context, taskLocals: taskLocals, body: body) { object in
+            runner(unsafeDowncast(object, to: PromiseCore<Out>.self))
+        }
+    }
+
     /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
     ///   where the handler was registered, captured by `derive` before anything else.
     @inlinable

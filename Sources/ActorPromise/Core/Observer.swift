@@ -286,6 +286,34 @@ final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Senda
     }
 }
 
+/// A party that takes the outcomes of several promises by their index (a combinator).
+@usableFromInline
+protocol IndexedOutcomeReceiver<Value>: AnyObject, Sendable {
+    associatedtype Value: Sendable
+    /// Takes input `index`'s outcome, on the thread that settled it.
+    func receive(_ index: Int, _ outcome: Outcome<Value>)
+}
+
+/// An observer that hands its promise's outcome, with an index, to a ``IndexedOutcomeReceiver``,
+/// through the inline drain loop: one per input of a combinator, no derived promise, no closure.
+@usableFromInline
+final class IndexedObserver<Receiver: IndexedOutcomeReceiver>: Observer<Receiver.Value>, @unchecked Sendable {
+    // Safety: `receiver` and `index` are immutable; see `Observer` for `source`.
+    @usableFromInline let receiver: Receiver
+    @usableFromInline let index: Int
+
+    @inlinable
+    init(_ receiver: Receiver, _ index: Int) {
+        self.receiver = receiver
+        self.index = index
+        super.init(context: InlineContext.shared) { item in
+            // Safety: an observer passes itself to its runner.
+            let observer = unsafeDowncast(item, to: IndexedObserver.self)
+            if let outcome = observer.receivedOutcome() { observer.receiver.receive(observer.index, outcome) }
+        }
+    }
+}
+
 extension Promise {
     /// Calls `body` with the outcome on the settling thread, without deriving a promise. `body`
     /// must be quick and must not block. For the bridge module. The observer counts as a

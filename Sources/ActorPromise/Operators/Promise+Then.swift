@@ -7,8 +7,8 @@ extension Link {
     static func then<In: Sendable, Out: Sendable>(
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Out
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: ThenBody<In, Out>.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(ThenBody(body)), runnerFor: Out.self) { promise in
+            promise.runHandler(In.self, as: ThenBody<In, Out>.self) { child, body in
                 child.runValueHandler(In.self, body.run)
             }
         }
@@ -19,8 +19,8 @@ extension Link {
     static func flatThen<In: Sendable, Out: Sendable>(
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Promise<Out>
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: FlatBody<In, Out>.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(FlatBody(body)), runnerFor: Out.self) { promise in
+            promise.runHandler(In.self, as: FlatBody<In, Out>.self) { child, body in
                 guard let outcome = child.outcomeForRun(In.self) else { return }
                 switch outcome {
                 case .success(let value):
@@ -38,8 +38,8 @@ extension Link {
     static func voidThen<In: Sendable>(
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: @escaping @Sendable (In) throws -> Void
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidBody<In>.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(VoidBody(body)), runnerFor: Void.self) { promise in
+            promise.runHandler(In.self, as: VoidBody<In>.self) { child, body in
                 child.runValueHandler(In.self) { try body.run($0) }
             }
         }

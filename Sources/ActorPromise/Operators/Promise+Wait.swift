@@ -54,7 +54,7 @@ extension Promise {
             throw PromiseError(.wouldDeadlock, site: "wait() called from \(context)")
         }
         let onMain = MainContext.isMainThread
-        if onMain, withUnsafeCurrentTask(body: { $0 != nil }) {
+        if onMain, isInsideTask() {
             throw PromiseError(.wouldDeadlock, site: "wait() called from main-actor async code (the main actor runs the caller; await the promise instead)")
         }
         let waiter = Waiter<Value>(wakesMain: onMain)

@@ -8,14 +8,16 @@
 /// and ``wait(timeout:until:)``, with `lock` held, so no two threads touch it at once; `State` is
 /// `Sendable`, so what a closure takes out of it may cross threads. The runtime's exclusivity
 /// check is off because the lock already makes every access exclusive.
+@usableFromInline
 package final class LockedState<State: Sendable>: @unchecked Sendable {
     /// Guards `state`.
-    private let lock: ConditionLock
-    @exclusivity(unchecked) private var state: State
+    @usableFromInline let lock: ConditionLock
+    @usableFromInline @exclusivity(unchecked) var state: State
 
     /// Creates the state and its lock, with `conditions` condition variables to sleep on (the
     /// first is the default of ``withLock(on:waiting:)`` and the one ``withLockWakingWaiters(_:)``
     /// wakes).
+    @inlinable
     package init(_ state: State, conditions: Int = 1) {
         self.state = state
         lock = ConditionLock(conditions: conditions)
@@ -26,7 +28,7 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
     /// - Parameter body: Reads or changes the state; it must not block or call back into code
     ///   that takes this lock.
     /// - Returns: What `body` returns.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
