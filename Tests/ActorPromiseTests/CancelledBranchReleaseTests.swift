@@ -94,4 +94,28 @@ struct DeepCancelTests {
         #expect(error?.code == .cancelled)
         inFlight.withLock { $0 = nil }
     }
+
+    @Test("R1 fulfilling the step in flight of a 50,000-level loop on a 512 KiB thread settles every level, without recursion")
+    func settleDeepLoop() async throws {
+        let (reachedInner, reached) = Promise<Void>.pending()
+        let (_, stepCancelled) = Promise<Void>.pending()
+        let inFlight = Locked<Resolver<Bool>?>(nil)
+        let outer = Self.loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
+        try await reachedInner.value
+        let step = try #require(inFlight.withLock { $0.take() })
+        await onThread(stackSize: 512 * 1024) { step.fulfill(true) }
+        #expect(try await outer.value == 50_000)
+    }
+
+    @Test("R8 releasing the step in flight of a 50,000-level loop on a 512 KiB thread rejects every level as abandoned")
+    func abandonDeepLoop() async throws {
+        let (reachedInner, reached) = Promise<Void>.pending()
+        let (_, stepCancelled) = Promise<Void>.pending()
+        let inFlight = Locked<Resolver<Bool>?>(nil)
+        let outer = Self.loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
+        try await reachedInner.value
+        await onThread(stackSize: 512 * 1024) { inFlight.withLock { $0 = nil } }
+        let error = await #expect(throws: PromiseError.self) { try await outer.value }
+        #expect(error?.code == .abandoned)
+    }
 }
