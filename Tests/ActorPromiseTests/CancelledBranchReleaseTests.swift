@@ -81,13 +81,20 @@ struct DeepCancelTests {
         }
     }
 
-    @Test("R5 cancelling a 50,000-level loop on a 512 KiB thread reaches the step in flight")
-    func cancelDeepLoop() async throws {
+    /// A 50,000-level loop whose innermost step is in flight: the outermost promise, the slot
+    /// that holds the step's resolver (the work in flight), and a promise its `onCancel` fulfils.
+    static func deepLoop() async throws -> (Promise<Int>, Locked<Resolver<Bool>?>, Promise<Void>) {
         let (reachedInner, reached) = Promise<Void>.pending()
         let (cancelledStep, stepCancelled) = Promise<Void>.pending()
         let inFlight = Locked<Resolver<Bool>?>(nil)
-        let outer = Self.loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
+        let outer = loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
         try await reachedInner.value
+        return (outer, inFlight, cancelledStep)
+    }
+
+    @Test("R5 cancelling a 50,000-level loop on a 512 KiB thread reaches the step in flight")
+    func cancelDeepLoop() async throws {
+        let (outer, inFlight, cancelledStep) = try await Self.deepLoop()
         await onThread(stackSize: 512 * 1024) { outer.cancel() }
         try await cancelledStep.value
         let error = await #expect(throws: PromiseError.self) { try await outer.value }
@@ -97,11 +104,7 @@ struct DeepCancelTests {
 
     @Test("R1 fulfilling the step in flight of a 50,000-level loop on a 512 KiB thread settles every level, without recursion")
     func settleDeepLoop() async throws {
-        let (reachedInner, reached) = Promise<Void>.pending()
-        let (_, stepCancelled) = Promise<Void>.pending()
-        let inFlight = Locked<Resolver<Bool>?>(nil)
-        let outer = Self.loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
-        try await reachedInner.value
+        let (outer, inFlight, _) = try await Self.deepLoop()
         let step = try #require(inFlight.withLock { $0.take() })
         await onThread(stackSize: 512 * 1024) { step.fulfill(true) }
         #expect(try await outer.value == 50_000)
@@ -109,11 +112,7 @@ struct DeepCancelTests {
 
     @Test("R8 releasing the step in flight of a 50,000-level loop on a 512 KiB thread rejects every level as abandoned")
     func abandonDeepLoop() async throws {
-        let (reachedInner, reached) = Promise<Void>.pending()
-        let (_, stepCancelled) = Promise<Void>.pending()
-        let inFlight = Locked<Resolver<Bool>?>(nil)
-        let outer = Self.loop(0, depth: 50_000, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
-        try await reachedInner.value
+        let (outer, inFlight, _) = try await Self.deepLoop()
         await onThread(stackSize: 512 * 1024) { inFlight.withLock { $0 = nil } }
         let error = await #expect(throws: PromiseError.self) { try await outer.value }
         #expect(error?.code == .abandoned)
