@@ -12,8 +12,9 @@ import Synchronization
 /// (R8), with the site where the promise was made in debug builds.
 public final class Resolver<Value: Sendable>: Sendable {
     // One reference and nothing else, so the resolver takes malloc's smallest block. Whether it
-    // has sent a settlement, and the creation site, the state actor knows: `abandon` settles only a promise that is still pending and
-    // follows nothing, and the site is the promise's own (debug builds).
+    // has sent a settlement, and the creation site, the state actor knows: `abandon` settles only
+    // a promise that is still pending and follows nothing, and the site is the promise's own
+    // (debug builds).
     @usableFromInline let core: PromiseCore<Value>
 
     @usableFromInline

@@ -19,8 +19,9 @@ import Synchronization
 /// a parameter of its own for the sake of `deinit`, which runs unspecialized: a field typed with
 /// one of the class's own parameters is destroyed through that parameter's metadata, which the
 /// object's class already holds, whereas a field typed `PromiseStateMachine<Value>` made every
-/// release look that type's metadata up in the runtime's cache, on every promise. Members that touch `machine` live in extensions constrained to the one
-/// instantiation; the few protocol requirements that need it reach it through ``typed``.
+/// release look that type's metadata up in the runtime's cache. Members that touch `machine` live
+/// in extensions constrained to the one instantiation; the few protocol requirements that need it
+/// reach it through ``typed``.
 @usableFromInline
 actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHolder {
     // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
