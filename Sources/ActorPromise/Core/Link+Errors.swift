@@ -126,8 +126,8 @@ extension Link {
     static func ensure<Out: Sendable>(
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, in _: Out.Type, body: consuming @escaping @Sendable () -> Void
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(EffectBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: EffectBody.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(EffectBody(body)), runnerFor: Out.self) { promise in
+            promise.runHandler(Out.self, as: EffectBody.self) { child, body in
                 child.runOutcomeHandler(Out.self) { outcome in
                     body.run()
                     return .settle(outcome)
@@ -141,8 +141,8 @@ extension Link {
     static func tap<Out: Sendable>(
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, body: consuming @escaping @Sendable (Result<Out, any Error>) -> Void
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(TapBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: TapBody<Out>.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(TapBody(body)), runnerFor: Out.self) { promise in
+            promise.runHandler(Out.self, as: TapBody<Out>.self) { child, body in
                 child.runOutcomeHandler(Out.self) { outcome in
                     body.run(outcome)
                     return .settle(outcome)

@@ -50,8 +50,8 @@ struct Link: ~Copyable {
     }
 
     /// A link whose runner is written for the derived promise's own type: the runner gets the
-    /// promise, not the `AnyObject` every link stores, so operators name their child's type and
-    /// stay free of casts.
+    /// promise, not the `AnyObject` every link stores, so the links that need no catch policy
+    /// (the operators' and the core's alike) name their child's type and hold no cast of their own.
     ///
     /// Safety of the downcast: a link is stored only in the promise whose value type is `Out` (the
     /// operator that makes it derives a `Promise<Out>` with it), and that promise passes itself to
@@ -151,8 +151,8 @@ extension Link {
         context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?,
         body: consuming @escaping @Sendable (Outcome<In>) -> LinkStep<Out>
     ) -> Link {
-        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body))) { object in
-            unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in
+        Link(context: context, taskLocals: taskLocals, body: ErasedClosure(OutcomeBody(body)), runnerFor: Out.self) { promise in
+            promise.runHandler(In.self, as: OutcomeBody<In, Out>.self) { child, body in
                 child.runOutcomeHandler(In.self, body.run)
             }
         }
