@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ActorPromiseExecutors  // the platform module (memcmp), as the executors import it
 
 /// The values of the registered task-local keys at one registration, to bind around the run of
 /// what was registered there (R15).
