@@ -13,9 +13,8 @@ import ActorPromise
 /// `ACTORPROMISE_EXPLORED_SEED` the first round's seed (default: random).
 @Suite("Model check: random graphs against the rules, orders explored by the test runtime")
 struct ExploredModelTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let rounds = environment["ACTORPROMISE_EXPLORED_ROUNDS"].flatMap { Int($0) } ?? 500
-    static let firstSeed = environment["ACTORPROMISE_EXPLORED_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    static let rounds = TestSettings.integer("ACTORPROMISE_EXPLORED_ROUNDS", default: 500)
+    static let firstSeed = TestSettings.seed("ACTORPROMISE_EXPLORED_SEED")
 
     @Test("R1 R3 R4 R5 R5b R6 R7 B7 random graphs, each round's order picked by its seed")
     func exploredOrders() {

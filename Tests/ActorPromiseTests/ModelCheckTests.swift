@@ -20,9 +20,8 @@ import ActorPromiseExecutors
 /// the first round's seed (default: random); a failure prints the seed that replays it.
 @Suite("Model check: random promise graphs against the documented rules")
 struct ModelCheckTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let rounds = environment["ACTORPROMISE_MODEL_ROUNDS"].flatMap { Int($0) } ?? 1_000
-    static let firstSeed = environment["ACTORPROMISE_MODEL_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    static let rounds = TestSettings.integer("ACTORPROMISE_MODEL_ROUNDS", default: 1_000)
+    static let firstSeed = TestSettings.seed("ACTORPROMISE_MODEL_SEED")
 
     @Test("R1 R3 R4 R5 R5b R6 R7 B7 random graphs, settled and cancelled from several threads")
     func randomGraphs() async throws {

@@ -32,10 +32,8 @@ import Foundation
 /// its seed and its script; the same seed builds the same graph and the same script.
 @Suite("Model check: every operator, observer and context, against the rules observers keep")
 struct ObserverModelTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let rounds = environment["ACTORPROMISE_OBSERVER_ROUNDS"].flatMap { Int($0) } ?? 300
-    static let firstSeed = environment["ACTORPROMISE_OBSERVER_SEED"].flatMap { UInt64($0) }
-        ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    static let rounds = TestSettings.integer("ACTORPROMISE_OBSERVER_ROUNDS", default: 300)
+    static let firstSeed = TestSettings.seed("ACTORPROMISE_OBSERVER_SEED")
 
     @Test("R1 R5 R5b R14 B1 B2 B5 L1 random graphs of every operator: each observer sees its promise's outcome once, all is freed")
     func randomRounds() async throws {

@@ -17,7 +17,7 @@ struct StateMachineSequenceTests {
     #else
     static let defaultLength = 6
     #endif
-    static let length = ProcessInfo.processInfo.environment["ACTORPROMISE_SEQUENCE_LENGTH"].flatMap { Int($0) } ?? defaultLength
+    static let length = TestSettings.integer("ACTORPROMISE_SEQUENCE_LENGTH", default: defaultLength)
 
     static let starts: [MachineModel.Start] = [
         .init(tracksInterest: true, isLazy: false, cancelAfterSource: false),
