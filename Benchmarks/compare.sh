@@ -63,8 +63,10 @@ ap_maplazy5=$("$BIN" maplazy actorpromise 100000); ap_maplazy6=$("$BIN" maplazy 
 # A recursive promise loop (`loop(n) = step.then { loop(n - 1) }`, the step fulfilled at once):
 # resident bytes per pending level at 10^4 to 10^7 levels, and instructions and allocations per
 # iteration (callgrind, 1,000 and 6,000 levels). PromiseKit is not on this machine.
-for n in 10000 100000 1000000 10000000; do
-    declare "ap_loop_$n=$("$BIN" loop actorpromise $n)"; declare "nio_loop_$n=$("$BIN" loop nio $n)"
+LOOP_LEVELS="10000 100000 1000000 10000000"
+declare -A ap_loop nio_loop
+for n in $LOOP_LEVELS; do
+    ap_loop[$n]=$("$BIN" loop actorpromise "$n"); nio_loop[$n]=$("$BIN" loop nio "$n")
 done
 read -r ap_loop_i ap_loop_m < <(per_unit_sized actorpromise loop 1 1000 6000)
 read -r nio_loop_i nio_loop_m < <(per_unit_sized nio loop 1 1000 6000)
@@ -110,9 +112,8 @@ row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$a
 row "W6 same, 0 handlers (info)" "$ap_w6h0" "$nio_w6h0" "$(ratio "$ap_w6h0" "$nio_w6h0")" "(info)" ""
 row "W6 same, 10 handlers (info)" "$ap_w6h10" "$nio_w6h10" "$(ratio "$ap_w6h10" "$nio_w6h10")" "(info)" ""
 row "lazy map, 8 at once: bytes/element 10^6 vs 10^5" "$ap_maplazy6" "$ap_maplazy5" "$(ratio "$ap_maplazy6" "$ap_maplazy5")" "(info)" ""
-for n in 10000 100000 1000000 10000000; do
-    ap=$(eval echo "\$ap_loop_$n"); nio=$(eval echo "\$nio_loop_$n")
-    row "recursion: bytes/pending level at $n (info)" "$ap" "$nio" "$(ratio "$ap" "$nio")" "(info)" ""
+for n in $LOOP_LEVELS; do
+    row "recursion: bytes/pending level at $n (info)" "${ap_loop[$n]}" "${nio_loop[$n]}" "$(ratio "${ap_loop[$n]}" "${nio_loop[$n]}")" "(info)" ""
 done
 row "recursion: instr/iteration (info)" "$ap_loop_i" "$nio_loop_i" "$(ratio "$ap_loop_i" "$nio_loop_i")" "(info)" ""
 row "recursion: allocations/iteration (info)" "$ap_loop_m" "$nio_loop_m" "$(ratio "$ap_loop_m" "$nio_loop_m")" "(info)" ""
