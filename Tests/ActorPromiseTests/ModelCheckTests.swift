@@ -2,7 +2,7 @@ import Testing
 import ActorPromiseTesting
 import Dispatch
 import Foundation
-import ActorPromise
+@testable import ActorPromise
 import ActorPromiseExecutors
 
 /// Randomized model-based test: seeded random promise graphs mixing every value operator, adoption
@@ -12,7 +12,8 @@ import ActorPromiseExecutors
 ///
 /// Steps are applied one at a time (a batch of fulfils and rejects of distinct roots runs at once,
 /// from several threads: those commute), and the graph is let run until it has done what the model
-/// says the step sets off. That wait polls snapshots (`isPending`, a handler's flag): observing a
+/// says the step sets off. That wait polls snapshots (`isPending`, a handler's flag, whether a
+/// follower is registered with the promise it follows): observing a
 /// promise with an awaiter or a handler would make the test a dependent and change the interest
 /// rules it checks.
 ///
@@ -248,6 +249,13 @@ struct ModelRound {
             if node.outcome != nil, promises[index].isPending { return false }
             if node.handlerRan, !handlerRan[index].current { return false }
             if node.workStopped, workStopped[index]?.current != 1 { return false }
+            // A handler's flag is set before it returns the promise to follow: the follower is
+            // registered with that promise a moment later, and a cancel in between would take
+            // away a dependent the model already counts.
+            if node.outcome == nil, let target = node.adoptee, promises[target].isPending,
+               promises[target].core.isFollowed(by: promises[index].core) != true {
+                return false
+            }
         }
         return true
     }

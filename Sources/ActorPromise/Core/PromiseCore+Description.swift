@@ -30,4 +30,15 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         gate.leave(restoring: outer)
         return (observers, children)
     }
+
+    /// Whether `follower` is among this promise's observers as a promise that follows it, read
+    /// under the gate; `nil` if another thread holds it. For tests that must know an adoption has
+    /// been registered without observing the promise themselves.
+    nonisolated func isFollowed(by follower: PromiseCore<Value>) -> Bool? {
+        guard gate.tryEnter() else { return nil }
+        let outer = recordIsolation()
+        let followed = machine.observers.all.contains { ($0 as? AdoptObserver<Value>)?.target === follower }
+        gate.leave(restoring: outer)
+        return followed
+    }
 }
