@@ -7,7 +7,9 @@
 /// descendant, also through settled ones, and stops at one cancelled before (R5); `onCancel` runs
 /// once, for a cancel that finds the promise pending (R6); a promise that tracks interest cancels
 /// itself when every dependent it had — derived children and followers — was cancelled while
-/// pending, and a follower cancelled before it could follow tells its source so (R7, B7).
+/// pending, and a follower cancelled before it could follow tells its source so (R7, B7); a cancel
+/// travels down (its subtree settles, their followers hear it) before the interest it took away
+/// travels up.
 struct PromiseModel {
     enum Outcome: Equatable, CustomStringConvertible {
         case value(Int), error(Int), cancelled
@@ -102,7 +104,27 @@ struct PromiseModel {
         follow(index, target)
     }
 
+    /// Whether a `cancel` is being applied, and the promises that lost their last dependent
+    /// meanwhile: a cancel travels down first, its subtree settling and the promises that follow
+    /// them hearing it; then those promises cancel themselves, in the order they lost interest.
+    private var walking = false
+    private var backlog: [Int] = []
+
     mutating func cancel(_ index: Int) {
+        let outermost = !walking
+        walking = true
+        cancelBranch(index)
+        guard outermost else { return }
+        var next = 0
+        while next < backlog.count {
+            next += 1
+            cancelBranch(backlog[next - 1])
+        }
+        backlog = []
+        walking = false
+    }
+
+    private mutating func cancelBranch(_ index: Int) {
         // Phase 1: mark the subtree, stopping at promises cancelled before.
         var work = [index]
         var cancelledPending: [Int] = []
@@ -129,7 +151,8 @@ struct PromiseModel {
     private mutating func dependentCancelled(_ index: Int) {
         nodes[index].cancelledDependents += 1
         let node = nodes[index]
-        if node.tracksInterest, node.outcome == nil, node.cancelledDependents >= node.dependents { cancel(index) }
+        guard node.tracksInterest, node.outcome == nil, node.cancelledDependents >= node.dependents else { return }
+        if walking { backlog.append(index) } else { cancel(index) }
     }
 
     private mutating func settle(_ index: Int, _ outcome: Outcome) {
