@@ -27,6 +27,7 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
         pthread_setname_np(String(box.name.prefix(63)))
         #else
         let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+        nameThisThread(box.name)
         #endif
         ThreadAnchor.$bound.withValue(true) { box.body() }
         return nil
@@ -39,3 +40,15 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
 enum ThreadAnchor {
     @TaskLocal static var bound = false
 }
+
+#if !canImport(Darwin)
+/// Names the calling thread for `top`, debuggers and /proc: Linux keeps 15 bytes of it. Glibc's
+/// `pthread_setname_np` is not visible to Swift, so the name is written where the kernel keeps it.
+private func nameThisThread(_ name: String) {
+    let file = open("/proc/thread-self/comm", O_WRONLY)
+    guard file >= 0 else { return }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+    close(file)
+}
+#endif
