@@ -36,3 +36,31 @@ struct InterestOrderTests {
         #expect(lines == ["ensure", "catch"])
     }
 }
+
+/// A follower that one `cancel()` reaches twice — its source is cancelled, and so is its last
+/// dependent — settles with its source's cancellation; its `onCancel` does not run (Semantics,
+/// *Interest*). The same whichever of the two branches was made first.
+@Suite("R6 R7 a follower that one cancel reaches twice")
+struct FollowerReachedTwiceTests {
+    @Test("its source's cancellation arrives first: settled with it, onCancel not run", arguments: [false, true])
+    func sourceFirst(dependentFirst: Bool) async throws {
+        let step = Promise(value: 3)
+        let (inner, innerResolver) = Promise<Int>.pending(tracksInterest: false)
+        let (follower, followerResolver) = Promise<Int>.pending()
+        let stopped = Locked(0)
+        followerResolver.onCancel { _ = stopped.increment() }
+        // `source` follows `inner`; `dependent` follows `follower`, which follows `source`.
+        var source: Promise<Int>?, dependent: Promise<Int>?
+        if dependentFirst { dependent = step.flatMap(on: .inline) { _ in follower } }
+        source = step.flatMap(on: .inline) { _ in inner }
+        if !dependentFirst { dependent = step.flatMap(on: .inline) { _ in follower } }
+        followerResolver.resolve(with: source!)
+
+        step.cancel()
+
+        #expect(dependent!.isCancelled && source!.isCancelled && follower.isCancelled)
+        #expect(stopped.current == 0, "the follower's onCancel ran")
+        #expect(inner.isPending, "a promise that does not track interest is never cancelled by its loss")
+        innerResolver.fulfill(0)
+    }
+}
