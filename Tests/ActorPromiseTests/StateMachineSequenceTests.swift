@@ -103,6 +103,7 @@ struct StateMachineSequenceTests {
             if model.cancelledWhilePending { expected.insert(.cancelledWhilePending) }
             if model.cancelledAfterSource { expected.insert(.cancelledAfterSource) }
             if model.start.tracksInterest { expected.insert(.tracksInterest) }
+            if model.observesInline { expected.insert(.runsInline) }
             check("status", status.rawValue, expected.rawValue)
         }
         return differences.isEmpty ? nil : differences.joined(separator: "; ")

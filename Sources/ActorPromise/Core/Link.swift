@@ -277,27 +277,6 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 }
 
-/// Settles a promise with the outcome of the promise it adopted. Runs inline, through the drain
-/// loop, so that adoption chains of any length stay flat.
-@usableFromInline
-final class AdoptObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
-    @usableFromInline let target: PromiseCore<Value>
-
-    @usableFromInline
-    init(target: PromiseCore<Value>, runner: @escaping @Sendable (Observer<Value>) -> Void) {
-        self.target = target
-        super.init(context: InlineContext.shared, runner: runner)
-    }
-
-    @inlinable
-    static func make(target: PromiseCore<Value>) -> AdoptObserver {
-        AdoptObserver(target: target) { item in
-            let observer = unsafeDowncast(item, to: AdoptObserver.self)
-            if let outcome = observer.receivedOutcome() { observer.target.settle(outcome) }
-        }
-    }
-}
-
 extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Makes this promise follow `source` (Promises/A+ §2.3.2). Following itself is rejected with
     /// ``PromiseError/Code/selfResolution`` (§2.3.1).

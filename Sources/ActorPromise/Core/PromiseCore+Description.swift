@@ -37,7 +37,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func isFollowed(by follower: PromiseCore<Value>) -> Bool? {
         guard gate.tryEnter() else { return nil }
         let outer = recordIsolation()
-        let followed = machine.observers.all.contains { ($0 as? AdoptObserver<Value>)?.target === follower }
+        let followed = machine.observers.all.contains { $0 as AnyObject === follower }
         gate.leave(restoring: outer)
         return followed
     }

@@ -40,10 +40,22 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// Carries out what adoption decided: observing the source, or refusing it.
-    @usableFromInline
+    ///
+    /// The follower is its own observer of the source, as a derived promise is of its parent: its
+    /// handler has run (or it has none), so its link is free; the source hands it over to `.inline`
+    /// and its run takes the source's outcome (``PromiseOp/adopteeSettled``). Inlinable, so that
+    /// the runner is made where `Value` is known: it then captures nothing and allocates nothing.
+    @inlinable
     nonisolated func carryOut(_ adoption: AdoptionEffects<Value>) {
         if let source = adoption.subscribeTo {
-            source.observe(AdoptObserver.make(target: self))
+            // Safety: only the thread whose `follow` succeeded gets here, once; nothing else
+            // touches the link of a promise whose handler has run, or of one without a handler.
+            link.context = InlineContext.shared
+            link.runner = { follower in
+                // Safety of the downcast: this runner is stored only in this promise's link.
+                unsafeDowncast(follower, to: PromiseCore<Value>.self).send(.adopteeSettled)
+            }
+            source.observe(self)
         }
         if let unwanted = adoption.unwanted { unwanted.refuse() }
     }

@@ -49,8 +49,9 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     /// the gate already guarantees exclusive access.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: Machine
     /// Settled, cancelled, cancelled while pending: written under the gate, read without it. It
-    /// also carries the three flags fixed at creation (``tracksInterest``,
-    /// ``observesCancellation``, ``runsInline``), which every write keeps.
+    /// also carries the flags set at creation (``tracksInterest``, ``observesCancellation``,
+    /// ``runsInline``, which a promise that starts following another sets too), which every write
+    /// keeps.
     @usableFromInline nonisolated let status: Atomic<PromiseStatus>
     /// Set at the hand-over when this derived promise's handler is the last of its parent's
     /// delivery (R2); read by the handler's run. Follows ``Link``'s hand-over rule.
@@ -358,4 +359,11 @@ struct CoreHooks<Value: Sendable>: HookStore {
 
     @inlinable
     mutating func drop() { core.link.body = nil }
+
+    /// Read without the adoptee's gate: its outcome, once published as settled, never changes.
+    /// Safety of the downcast: a promise follows only promises of its own value type.
+    @inlinable
+    func outcome<V: Sendable>(of adoptee: any PromiseNode, as _: V.Type) -> Outcome<V>? {
+        unsafeDowncast(adoptee as AnyObject, to: PromiseCore<V>.self).settledOutcome
+    }
 }

@@ -18,6 +18,8 @@ enum PromiseOp<Value: Sendable>: Sendable {
     case onCancel(@Sendable () -> Void)
     /// Follow `source` (adoption); `follower` is the identity of the promise that follows.
     case follow(PromiseCore<Value>, follower: ObjectIdentifier)
+    /// The promise this one follows has settled: take its outcome, unless a cancel came first.
+    case adopteeSettled
     /// A delivery of observers has run (R2); observers registered meanwhile are delivered now.
     case endDelivery
 }

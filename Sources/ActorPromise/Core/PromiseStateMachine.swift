@@ -93,6 +93,7 @@ struct PromiseStateMachine<Value: Sendable> {
         case .cancel(let reason, let afterSource): cancel(reason: reason, afterSource: afterSource, tree: &tree, hooks: &hooks)
         case .onCancel(let handler): onCancel(handler, hooks: &hooks)
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree, hooks: &hooks)
+        case .adopteeSettled: settleFromAdoptee(tree: &tree, hooks: &hooks)
         case .endDelivery: endDelivery()
         }
         // The tree's flags and this one sit at the status's bit positions.
@@ -190,8 +191,22 @@ struct PromiseStateMachine<Value: Sendable> {
         if let length = tree.startFollowing(source, follower: follower) {
             return settle(.failure(PromiseError(.adoptionCycle, site: "a cycle of \(length) promises")), tree: &tree, hooks: &hooks)
         }
+        // The follower observes its source itself, inline (see `settleFromAdoptee`): it has no
+        // handler left to run on a context, so it takes no part in ordered deliveries (R2).
+        tree.runsInline = true
         effects.adoption = AdoptionEffects(subscribeTo: source)
         return effects
+    }
+
+    /// The source this promise follows has settled and delivered to it: this promise settles with
+    /// the source's outcome, read through `hooks`; a promise no longer following (a cancel or a
+    /// cycle settled it first) ignores the delivery.
+    @inlinable
+    mutating func settleFromAdoptee<Hooks: HookStore>(tree: inout TreeState, hooks: inout Hooks) -> PromiseEffects<Value> {
+        guard outcome == nil, let adoptee = tree.adoptee, let outcome = hooks.outcome(of: adoptee, as: Value.self) else {
+            return PromiseEffects()
+        }
+        return settle(outcome, tree: &tree, hooks: &hooks)
     }
 
     /// Ends a delivery if no observer was registered meanwhile; returns whether it did.
@@ -261,6 +276,8 @@ protocol HookStore {
     mutating func take<Body>(as: Body.Type) -> Body?
     /// Releases the stored closure.
     mutating func drop()
+    /// The outcome of `adoptee`, the promise this one follows, if it has settled.
+    func outcome<Value: Sendable>(of adoptee: any PromiseNode, as _: Value.Type) -> Outcome<Value>?
 }
 
 /// A lazy body, as stored in a ``HookStore`` (see ``ErasedClosure``).

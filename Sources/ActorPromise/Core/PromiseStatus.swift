@@ -20,10 +20,12 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// Cancelled while pending, after the promise it derives from had settled: its handler, if it
     /// observes outcomes, reports that settled outcome, not the later cancel (R1, B5). Final.
     @inlinable static var cancelledAfterSource: PromiseStatus { PromiseStatus(rawValue: 64) }
-    // Fixed when the promise is made, and published here so that the state actor needs no field
+    // Set when the promise is made, and published here so that the state actor needs no field
     // of its own for them: they are read without the gate.
     @inlinable static var tracksInterest: PromiseStatus { PromiseStatus(rawValue: 8) }
     @inlinable static var observesCancellation: PromiseStatus { PromiseStatus(rawValue: 16) }
+    /// Also set when the promise starts following another, which it observes inline; read by
+    /// that promise when this one registers with it, after the follow is applied.
     @inlinable static var runsInline: PromiseStatus { PromiseStatus(rawValue: 32) }
 
     /// This status, with `other` added when `condition` holds.

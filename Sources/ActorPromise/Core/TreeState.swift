@@ -80,6 +80,14 @@ struct TreeState {
         set { flags.set(Flag.rejected, to: newValue) }
     }
 
+    /// Whether the promise, as an observer, runs on `.inline`: set at creation for a derived
+    /// promise whose handler runs there, and when the promise starts following another, which it
+    /// observes inline.
+    @inlinable var runsInline: Bool {
+        get { flags.contains(Flag.runsInline) }
+        set { flags.set(Flag.runsInline, to: newValue) }
+    }
+
     /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
     @inlinable var tracksInterest: Bool { flags.contains(Flag.tracksInterest) }
 

@@ -42,6 +42,10 @@ struct MachineHarness {
         case .onCancel: return perform(.onCancel {})
         case .follow: return perform(.follow(Self.source, follower: ObjectIdentifier(Self.me)))
         case .followCycle: return perform(.follow(Self.cycle, follower: ObjectIdentifier(Self.cycle)))
+        case .adopteeSettled:
+            hooks.adopteeOutcome = .success(100)
+            defer { hooks.adopteeOutcome = nil }
+            return perform(.adopteeSettled)
         case .observeInline:
             return perform(.observe(number(CallbackObserver<Int>.make { _ in })))
         case .observeOrdered:

@@ -11,6 +11,9 @@ struct MachineModel {
         /// The resolver makes the promise follow a pending promise (adoption), or follow a
         /// promise that follows it (a cycle, R13).
         case follow, followCycle
+        /// The promise followed settles (with 100) and delivers to this one, which observes it
+        /// inline — also after a cancel settled this one first.
+        case adopteeSettled
         /// A party registers: an observer on `.inline`, an observer on another context, a
         /// derived promise (an observer on another context, a child and a dependent), or a
         /// dependent with no observer.
@@ -34,6 +37,7 @@ struct MachineModel {
             case .onCancel: "onCancel"
             case .follow: "follow"
             case .followCycle: "followCycle"
+            case .adopteeSettled: "adopteeSettled"
             case .observeInline: "observeInline"
             case .observeOrdered: "observeOrdered"
             case .derive: "derive"
@@ -121,6 +125,10 @@ struct MachineModel {
     var isDone = false
     var isFollowing = false
     var followUsed = false
+    /// Registered with the promise it follows, which has not delivered yet.
+    var awaitsAdoptee = false
+    /// Observes inline, as a follower does from its follow on (published in the status).
+    var observesInline = false
     var resolverGone = false
     var fulfilments = 0
 
@@ -142,6 +150,7 @@ struct MachineModel {
             if childCount < Self.maxChildren { events.append(.derive) }
         }
         events.append(.cancel)
+        if awaitsAdoptee { events.append(.adopteeSettled) }
         if isDelivering { events.append(.endDelivery) }
         events += children.map { .childDone($0) }
         events += doneChildren.filter { !overtaken.contains($0) }.map { .childDone($0) }
@@ -178,6 +187,8 @@ struct MachineModel {
             followUsed = true
             if outcome == nil {
                 isFollowing = true
+                awaitsAdoptee = true
+                observesInline = true
                 step.subscribes = true
             } else if cancelledWhilePending {
                 step.tellsUnwanted = true  // B7: the returned promise loses this dependent
@@ -185,6 +196,10 @@ struct MachineModel {
         case .followCycle:
             followUsed = true
             if outcome == nil { settle(.cycle, &step) } else if cancelledWhilePending { step.tellsUnwanted = true }
+        case .adopteeSettled:
+            awaitsAdoptee = false
+            // The followed promise's outcome, unless a cancel settled this one first (R1).
+            if outcome == nil && isFollowing { settle(.value(100), &step) }
         case .observeInline, .observeOrdered, .derive:
             register(event, &step)
         case .addDependent:

@@ -10,6 +10,13 @@ struct TestHookStore: HookStore {
     mutating func take<Body>(as _: Body.Type) -> Body? { closure.take()?.load(as: Body.self) }
 
     mutating func drop() { closure = nil }
+
+    /// What the followed promise settled with, for the tests that deliver it.
+    var adopteeOutcome: Outcome<Int>?
+
+    func outcome<Value: Sendable>(of adoptee: any PromiseNode, as _: Value.Type) -> Outcome<Value>? {
+        adopteeOutcome as? Outcome<Value>
+    }
 }
 
 extension PromiseStateMachine {
