@@ -157,6 +157,11 @@ struct RunLoopLifetimeTests {
         try await started.wait()
         #if os(Linux)
         #expect(threadCount(named: "L3kept") == 1, "a live loop's thread is seen by its name")
+        let pool = WorkerPool(threadCount: 1, name: "ActorPromise.L3pool")
+        let pooled = Countdown(1)
+        pool.submit(ClosureWorkItem { pooled.tick() })
+        try await pooled.wait()
+        #expect(threadCount(named: "L3pool.0") == 1, "a long library name drops its prefix")
         #endif
         let done = Countdown(50 * 3)
         for index in 0..<50 {

@@ -42,12 +42,15 @@ enum ThreadAnchor {
 }
 
 #if !canImport(Darwin)
-/// Names the calling thread for `top`, debuggers and /proc: Linux keeps 15 bytes of it. Glibc's
+/// Names the calling thread for `top`, debuggers and /proc: Linux keeps 15 bytes of it, so a longer
+/// name of the library's own (`ActorPromise.global.3`) drops its prefix (`global.3`). Glibc's
 /// `pthread_setname_np` is not visible to Swift, so the name is written where the kernel keeps it.
 private func nameThisThread(_ name: String) {
     let file = open("/proc/thread-self/comm", O_WRONLY)
     guard file >= 0 else { return }
-    let bytes = Array(name.utf8.prefix(15))
+    let prefix = "ActorPromise."
+    let short = name.utf8.count > 15 && name.hasPrefix(prefix) ? name.dropFirst(prefix.count) : Substring(name)
+    let bytes = Array(short.utf8.prefix(15))
     _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
     close(file)
 }
