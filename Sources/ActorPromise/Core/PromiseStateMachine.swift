@@ -265,9 +265,11 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 }
 
-/// Where a promise keeps the closure its ``PromiseStateMachine/Hook`` names. The state machine
-/// reaches it only when its `hook` says a closure is there, so a store that is another object's
-/// field is touched under the promise's gate only by the operations that need it.
+/// What a transition needs from outside the machine's own state: the closure its
+/// ``PromiseStateMachine/Hook`` names, and the outcome of the promise it follows. The state machine
+/// reaches the closure only when its `hook` says one is there, so a store that is another object's
+/// field is touched under the promise's gate only by the operations that need it; tests answer
+/// both from a store of their own.
 @usableFromInline
 protocol HookStore {
     /// Stores `closure`, releasing any closure stored before.
