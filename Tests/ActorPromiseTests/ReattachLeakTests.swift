@@ -29,7 +29,7 @@ struct ReattachLeakTests {
     }
 }
 
-@Suite("Tree state: a done report that overtakes its re-attach")
+@Suite("Tree state: a done report and a re-attach that overtake each other")
 struct EarlyDoneTests {
     @Test("the late re-attach of a child already reported done is not kept; in the usual order it is kept, then dropped")
     func earlyDoneThenReattach() {
@@ -44,6 +44,25 @@ struct EarlyDoneTests {
         #expect(tree.apply(.reattach(child)) == .reattachUpward)
         #expect(!tree.hasNoChildren)
         #expect(tree.apply(.childDone(child)) == .reportDone, "the parent is done again")
+        #expect(tree.hasNoChildren)
+    }
+
+    @Test("a re-attach that overtakes the child's earlier done keeps the child: a cancel still reaches it")
+    func earlyReattachThenDone() {
+        let parent = PromiseCore<Int>(PromiseStateMachine(outcome: .success(1)))
+        let first = PromiseCore<Int>(PromiseStateMachine(outcome: .success(2)), parent: parent)
+        let second = PromiseCore<Int>(PromiseStateMachine(outcome: .success(3)), parent: parent)
+        var tree = TreeState(isSettled: true, tracksInterest: true)
+        #expect(tree.apply(.reattach(first)) == .reattachUpward)
+        #expect(tree.apply(.reattach(second)) == .nothing)
+        // `second` settled with no children ("done", in flight), then gained a child on another
+        // thread, whose re-attach arrives first; then the "done".
+        #expect(tree.apply(.reattach(second)) == .nothing)
+        #expect(tree.apply(.childDone(second)) == .nothing)
+        #expect(tree.allChildren.contains { $0 === second }, "a child that is not done was dropped")
+        // Its next "done" is a real one.
+        #expect(tree.apply(.childDone(second)) == .nothing)
+        #expect(tree.apply(.childDone(first)) == .reportDone)
         #expect(tree.hasNoChildren)
     }
 }

@@ -143,6 +143,12 @@ struct TreeState {
         return rare?.removeMoreChild(child) ?? false
     }
 
+    /// Whether `child` is one of this node's children.
+    func hasChild(_ child: borrowing any PromiseNode) -> Bool {
+        if let firstChild, firstChild === child { return true }
+        return rare?.moreChildren?.contains(child) ?? false
+    }
+
     /// Every live child.
     var allChildren: [any PromiseNode] {
         var nodes: [any PromiseNode] = []
@@ -200,19 +206,26 @@ struct TreeState {
     mutating func apply(_ op: TreeOp) -> TreeStep {
         switch op {
         case .childDone(let child):
+            // A re-attach that overtook this report found the child here and left it: this report
+            // is the one it was ahead of, and the child, which is not done, stays.
+            if let rare, !rare.early.isEmpty, rare.takeEarly(EarlyReport(child, isDone: false)) { return .nothing }
             guard removeChild(child) else {
                 // The child's re-attach is still on its way (it registered a child, which settled
                 // on another thread before the re-attach arrived here): remember the report, so
                 // that the re-attach finds it and does not keep a child that is done.
-                adoptionLock.withLock { rareHoldingLock() }.earlyDone.append(ObjectIdentifier(child))
+                adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
                 return .nothing
             }
             guard isSettled, hasNoChildren, !isDone else { return .nothing }
             isDone = true
             return .reportDone
         case .reattach(let child):
-            if let rare, let early = rare.earlyDone.firstIndex(of: ObjectIdentifier(child)) {
-                rare.earlyDone.remove(at: early)
+            if let rare, rare.takeEarly(EarlyReport(child, isDone: true)) { return .nothing }
+            if hasChild(child) {
+                // The child's "done" before this re-attach is still on its way (the child settled
+                // with no children, then gained one on another thread, whose re-attach got here
+                // first): remember it, so that the "done" does not drop a child that is not done.
+                adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: false))
                 return .nothing
             }
             return add(child: child, dependent: false) ? .reattachUpward : .nothing
@@ -246,7 +259,7 @@ struct TreeState {
 /// actor is smaller: the children beyond the first, the promise this one follows, and the
 /// count of cancelled dependents.
 ///
-/// Safety (`@unchecked Sendable`): `moreChildren`, `earlyDone` and `cancelledDependents` are
+/// Safety (`@unchecked Sendable`): `moreChildren`, `early` and `cancelledDependents` are
 /// touched only with the owning promise's gate held; `adoptee` is written with the gate and
 /// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
 /// published to its `TreeState` under that lock.
@@ -256,10 +269,11 @@ final class RareTreeState: @unchecked Sendable {
     // exclusivity check, which a fan-out would pay per handler, is off.
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
     @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
-    /// Children whose "done" report arrived before their re-attach (see `TreeState.apply`); the
-    /// re-attach in flight keeps each one alive, so its identifier cannot be reused meanwhile.
+    /// Children's reports that arrived before the report they sent first (see `TreeState.apply`):
+    /// a "done" ahead of the re-attach before it, or a re-attach ahead of the "done" before it. The
+    /// report still in flight keeps its child alive, so the identifier cannot be reused meanwhile.
     /// Touched only with the gate held.
-    @usableFromInline @exclusivity(unchecked) var earlyDone: [ObjectIdentifier] = []
+    @usableFromInline @exclusivity(unchecked) var early: [EarlyReport] = []
     /// How many dependents were cancelled (R7). Touched only with the gate held.
     @usableFromInline @exclusivity(unchecked) var cancelledDependents: UInt32 = 0
 
@@ -270,6 +284,13 @@ final class RareTreeState: @unchecked Sendable {
     func insertMoreChild(_ child: consuming any PromiseNode) {
         if moreChildren == nil { moreChildren = ChildSet() }
         moreChildren!.insert(child)
+    }
+
+    /// Removes `report` from the early reports; returns whether it was there.
+    func takeEarly(_ report: EarlyReport) -> Bool {
+        guard let index = early.firstIndex(of: report) else { return false }
+        early.remove(at: index)
+        return true
     }
 
     /// Removes a child beyond the first; returns whether it was there. The set goes once empty.
@@ -286,3 +307,16 @@ final class RareTreeState: @unchecked Sendable {
 /// stops following another, never on the plain `then` path, and never while waiting for a gate.
 @usableFromInline
 let adoptionLock = ConditionLock()
+
+/// A child's report that reached its parent before the report the child had sent first.
+@usableFromInline
+struct EarlyReport: Equatable, Sendable {
+    let child: ObjectIdentifier
+    /// A "done" (ahead of a re-attach), or a re-attach (ahead of a "done").
+    let isDone: Bool
+
+    init(_ child: borrowing any PromiseNode, isDone: Bool) {
+        self.child = ObjectIdentifier(child)
+        self.isDone = isDone
+    }
+}

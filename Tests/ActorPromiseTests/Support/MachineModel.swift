@@ -24,7 +24,9 @@ struct MachineModel {
         case endDelivery
         /// Child `n` reports that it and its descendants are settled; or registers again, after
         /// it had reported that and gained a child. A report can overtake the registration before
-        /// it (the child's new child settled on another thread): the registration then does nothing.
+        /// it (the child's new child settled on another thread): the registration then does
+        /// nothing; and a registration can overtake the report before it: that report then does
+        /// nothing.
         case childDone(Int), reattach(Int)
         /// A dependent was cancelled (R7).
         case dependentCancelled
@@ -121,6 +123,8 @@ struct MachineModel {
     var doneChildren: [Int] = []
     /// Done children whose next report overtook their registration.
     var overtaken: [Int] = []
+    /// Children whose registration overtook the "done" they had sent before it.
+    var reattachedEarly: [Int] = []
     var childCount = 0
     var isDone = false
     var isFollowing = false
@@ -155,6 +159,7 @@ struct MachineModel {
         events += children.map { .childDone($0) }
         events += doneChildren.filter { !overtaken.contains($0) }.map { .childDone($0) }
         events += doneChildren.map { .reattach($0) }
+        events += children.filter { !reattachedEarly.contains($0) }.map { .reattach($0) }
         if cancelledDependentEvents < dependents { events.append(.dependentCancelled) }
         return events
     }
@@ -218,6 +223,10 @@ struct MachineModel {
             }
         case .childDone(let child) where !children.contains(child):
             overtaken.append(child)
+        case .reattach(let child) where children.contains(child):
+            reattachedEarly.append(child)  // its "done" is still on the way: the child stays
+        case .childDone(let child) where reattachedEarly.contains(child):
+            reattachedEarly.removeAll { $0 == child }
         case .reattach(let child) where overtaken.contains(child):
             overtaken.removeAll { $0 == child }
         case .childDone(let child):
