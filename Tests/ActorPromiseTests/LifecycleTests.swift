@@ -293,19 +293,21 @@ func threadCount(named prefix: String) -> Int {
 
 /// Waits (polling, up to 10 s) for the threads named with `prefix` to be at most `limit`.
 func threadCount(named prefix: String, settlesAtMost limit: Int) async -> Bool {
-    for _ in 0..<1_000 {
-        if threadCount(named: prefix) <= limit { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return threadCount(named: prefix) <= limit
+    await settles(atMost: limit) { threadCount(named: prefix) }
 }
 
 /// Waits (polling, up to 10 s) for exiting threads to be gone; returns whether the count came down
-/// to `limit`. Thread exit has no event to wait for, so polling is the deterministic wait here.
+/// to `limit`.
 func threadCount(settlesAtMost limit: Int) async -> Bool {
+    await settles(atMost: limit) { threadCount() }
+}
+
+/// Polls `count` (every 10 ms, up to 10 s) until it is at most `limit`; returns whether it came
+/// down. Thread exit has no event to wait for, so polling is the deterministic wait here.
+func settles(atMost limit: Int, _ count: () -> Int) async -> Bool {
     for _ in 0..<1_000 {
-        if threadCount() <= limit { return true }
+        if count() <= limit { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return threadCount() <= limit
+    return count() <= limit
 }
