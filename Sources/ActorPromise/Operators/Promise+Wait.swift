@@ -77,7 +77,7 @@ extension Promise {
 /// thread, so the queue is named first.
 private func currentLibraryContext() -> String? {
     let thread = ThreadState.current
-    if let executor = thread.runningExecutor { return describeRunningContext(executor) }
+    if let context = thread.runningContext { return describeRunningContext(context) }
     if thread.pool != nil { return "a WorkerPool thread" }
     if thread.isDraining { return "a thread running inline handlers" }
     return nil

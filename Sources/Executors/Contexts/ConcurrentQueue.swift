@@ -77,8 +77,7 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
     }
 
     /// Wraps an item with its barrier flag and the completion bookkeeping.
-    private final class Entry: WorkItem, @unchecked Sendable {
-        // Safety: immutable after init.
+    private final class Entry: Runnable {
         let item: any Runnable
         let barrier: Bool
         /// Strong: a queue released with entries waiting or running lives until they are done.
@@ -88,15 +87,14 @@ public final class ConcurrentQueue: ExecutionContext, Sendable {
             self.item = item
             self.barrier = barrier
             self.queue = queue
-            super.init()
         }
 
-        override func run() {
+        func run() {
             ThreadState.current.running(queue) { item.run() }
             queue.finished(barrier: barrier)
         }
 
-        override func discard() { item.discard() }
+        func discard() { item.discard() }
     }
 
     func enqueue(_ item: any Runnable, barrier: Bool) {

@@ -1,12 +1,7 @@
 import Foundation
 
-/// Names the library context whose item the calling thread runs, for error messages: the
-/// identity recorded by `ThreadState.running`.
-///
-/// Safe to call only on the thread that recorded `identity`, while its `running` call is under
-/// way: that call keeps the object alive (see there).
-package func describeRunningContext(_ identity: UnsafeRawPointer) -> String {
-    let object = Unmanaged<AnyObject>.fromOpaque(identity).takeUnretainedValue()
+/// Names a library context for error messages: the object ``ThreadState/runningContext`` gives.
+package func describeRunningContext(_ object: AnyObject) -> String {
     switch object {
     case let queue as SerialQueue: return "an item of SerialQueue '\(queue.label)'"
     case let queue as ConcurrentQueue: return "an item of ConcurrentQueue '\(queue.label)'"

@@ -18,14 +18,26 @@ public final class SerialQueue: ExecutionContext, Sendable {
     /// A name for debugging.
     public let label: String
     private let pool: WorkerPool
-    private let state = LockedState(Pending())
+    private let state: LockedState<Pending>
     private let batchLimit = 64
-    private let drain = Drain()
+    private let drain: Drain
 
-    /// The items waiting, and whether a drain is scheduled to run them.
+    /// The items waiting, whether a drain is scheduled to run them, and, while it is, the queue
+    /// itself (see ``Drain``).
     private struct Pending: Sendable {
         var queue = RingQueue<Job>()
         var isScheduled = false
+        /// The queue, held by itself from the moment a drain is scheduled until that drain runs.
+        var owner: SerialQueue?
+
+        /// The next job, or `nil` after marking the queue idle.
+        mutating func nextJob() -> Job? {
+            guard let job = queue.popFirst() else {
+                isScheduled = false
+                return nil
+            }
+            return job
+        }
     }
 
     /// What the queue runs: a submitted item, or a closure queued by ``async(_:)``, which then
@@ -43,21 +55,22 @@ public final class SerialQueue: ExecutionContext, Sendable {
     }
 
     /// The pool job that runs a batch of the queue. While the queue has work scheduled, the queue
-    /// is held strongly — by `owner` until the batch starts, then by the running batch — so that
-    /// a queue released with work pending lives until that work has run (a deliberate cycle,
-    /// broken when the queue runs dry).
-    private final class Drain: WorkItem, @unchecked Sendable {
-        // Safety: one batch is scheduled at a time. `owner` is set before the drain is handed to
-        // the pool (by `submit`, inside the queue's `state.withLock`, or by a batch that schedules
-        // the next one), and taken by `run()` after the pool hands the drain back, which orders
-        // the two; nothing else touches it while a batch is scheduled.
-        @exclusivity(unchecked) var owner: SerialQueue?
+    /// is held strongly — by its state's `owner` until the batch starts, then by the running
+    /// batch — so that a queue released with work pending lives until that work has run (a
+    /// deliberate cycle, broken when the batch starts). The drain holds only the state, so an
+    /// idle queue holds no reference to itself.
+    private final class Drain: Runnable {
+        let state: LockedState<Pending>
 
-        override func run() {
+        init(_ state: LockedState<Pending>) { self.state = state }
+
+        func run() {
+            // The batch's first job comes out in the same trip through the lock as the owner.
+            let (owner, first) = state.withLock { pending in (pending.owner.take(), pending.nextJob()) }
             // Moved out, not copied: the batch holds the queue (so it outlives the batch even if
             // nobody else does), and hands it back to `owner` only if it schedules another batch.
-            guard let queue = owner.take() else { return }
-            queue.runBatch()
+            guard let queue = owner, let first else { return }
+            queue.runBatch(startingWith: first)
         }
     }
 
@@ -69,6 +82,9 @@ public final class SerialQueue: ExecutionContext, Sendable {
     public init(label: String = "SerialQueue", pool: WorkerPool = .global) {
         self.label = label
         self.pool = pool
+        let state = LockedState(Pending())
+        self.state = state
+        self.drain = Drain(state)
     }
 
     /// Queues `item` behind everything already submitted.
@@ -81,10 +97,10 @@ public final class SerialQueue: ExecutionContext, Sendable {
         // Moved into the queue (a `let` captured by the closure would be copied).
         var job = Optional(job)
         let schedule = state.withLock { pending -> Bool in
-            pending.queue.append(job.take().unsafelyUnwrapped)
+            pending.queue.append(job.take()!)
             guard !pending.isScheduled else { return false }
             pending.isScheduled = true
-            drain.owner = self
+            pending.owner = self
             return true
         }
         if schedule { pool.submit(drain) }
@@ -98,22 +114,17 @@ public final class SerialQueue: ExecutionContext, Sendable {
     /// Whether the calling code runs on this queue right now.
     public var isCurrent: Bool { ThreadState.current.isRunning(self) }
 
-    private func runBatch() {
-        let thread = ThreadState.current
-        thread.running(self) {
-            for _ in 0..<batchLimit {
-                let next = state.withLock { pending -> Job? in
-                    guard let job = pending.queue.popFirst() else {
-                        pending.isScheduled = false
-                        return nil
-                    }
-                    return job
-                }
-                guard let job = next else { return }
+    /// Runs `first` and then up to `batchLimit - 1` more jobs; schedules the next batch if the
+    /// limit was reached.
+    private func runBatch(startingWith first: Job) {
+        ThreadState.current.running(self) {
+            first.run()
+            for _ in 1..<batchLimit {
+                guard let job = state.withLock({ $0.nextJob() }) else { return }
                 job.run()
             }
             // Let other queues' work in, then continue.
-            drain.owner = self
+            state.withLock { $0.owner = self }
             pool.submit(drain)
         }
     }

@@ -63,7 +63,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
             guard thread.pool == ObjectIdentifier(self) else {
                 // A test runtime driving this thread (never one of this pool's workers) takes it.
                 if let interceptor = thread.interceptor {
-                    interceptor.enqueue(item.take().unsafelyUnwrapped, on: self, ordered: false)
+                    interceptor.enqueue(item.take()!, on: self, ordered: false)
                 }
                 return
             }
@@ -71,7 +71,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
             thread.nextSlot = item.take()
         }
         guard item != nil else { return }
-        if let worker = withSchedule({ $0.submit(item.take().unsafelyUnwrapped) }) { schedule.signal(worker) }
+        if let worker = withSchedule({ $0.submit(item.take()!) }) { schedule.signal(worker) }
     }
 
     /// Runs `body` on the schedule under the lock, and publishes whether the queue holds work.
@@ -142,7 +142,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
                 job = nextJob(for: index, parked: &parked) { $0.nextWhileSearching(for: index, givingUp: !found) }
             }
             if parked { backOff.gaveUp() } else { backOff.found() }
-            job.unsafelyUnwrapped.run()
+            job!.run()
         }
     }
 

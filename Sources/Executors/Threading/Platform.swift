@@ -8,8 +8,3 @@
 
 /// The number of processors the system reports online, at least 1.
 package let onlineProcessorCount: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-
-/// Whether the calling code runs inside a task (async code, or synchronous code it called).
-package func isInsideTask() -> Bool {
-    withUnsafeCurrentTask { $0 != nil }
-}
