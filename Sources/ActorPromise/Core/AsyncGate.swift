@@ -61,7 +61,7 @@ struct AsyncGate: ~Copyable, Sendable {
 
     @usableFromInline
     func leaveApplyingParked(restoring outer: UnsafeRawPointer?) {
-        var deferred: [@Sendable () -> Void] = []
+        var deferred: [() -> Void] = []
         var current = word.load(ordering: .acquiring)
         while true {
             if current == 1 {
@@ -110,7 +110,7 @@ class ParkedOp: @unchecked Sendable {
     @usableFromInline init() {}
 
     /// Applies the operation (the gate is held) and returns what to do once it is left.
-    func applyHoldingGate() -> (@Sendable () -> Void)? { nil }
+    func applyHoldingGate() -> (() -> Void)? { nil }
 }
 
 /// A parked value operation.
@@ -125,7 +125,7 @@ final class ParkedValueOp<Value: Sendable>: ParkedOp, @unchecked Sendable {
         self.op = op
     }
 
-    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+    override func applyHoldingGate() -> (() -> Void)? {
         let effects = core.applyHoldingGate(op)
         return { [core] in core.carryOut(effects) }
     }
@@ -141,7 +141,7 @@ final class ParkedTreeOp: ParkedOp, @unchecked Sendable {
         self.op = op
     }
 
-    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+    override func applyHoldingGate() -> (() -> Void)? {
         let step = node.applyTreeHoldingGate(op)
         if step == .nothing { return nil }
         return { [node] in node.continueTree(step) }
@@ -158,7 +158,7 @@ final class ParkedJob: ParkedOp, @unchecked Sendable {
         self.job = job
     }
 
-    override func applyHoldingGate() -> (@Sendable () -> Void)? {
+    override func applyHoldingGate() -> (() -> Void)? {
         node.runJobHoldingGate(job)
         return nil
     }

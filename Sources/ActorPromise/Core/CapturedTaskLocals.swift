@@ -1,5 +1,3 @@
-import ActorPromiseExecutors  // the platform module (memcmp), as the executors import it
-
 /// The values of the registered task-local keys at one registration, to bind around the run of
 /// what was registered there (R15).
 ///
@@ -60,8 +58,6 @@ struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
         // the protocol), where a closure capturing `self` would look up this type's metadata.
         var now = key.get()
         var captured = value
-        return withUnsafePointer(to: &now) { now in
-            withUnsafePointer(to: &captured) { memcmp(now, $0, MemoryLayout<Value>.size) == 0 }
-        }
+        return haveSameBits(&now, &captured)
     }
 }

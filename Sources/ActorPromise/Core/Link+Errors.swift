@@ -71,7 +71,7 @@ extension Link {
     static func runRecovery<Out: Sendable, Body>(
         _ object: AnyObject, _ policy: CatchPolicy, as _: Body.Type, _ recover: (Body, any Error) throws -> LinkStep<Out>
     ) {
-        unsafeDowncast(object, to: PromiseCore<Out>.self).runHandler(Out.self, as: Body.self) { child, body in
+        Link.promise(object, as: Out.self).runHandler(Out.self, as: Body.self) { child, body in
             child.runOutcomeHandler(Out.self) { outcome in
                 guard case .failure(let error) = outcome, policy.handles(error) else { return .settle(outcome) }
                 do { return try recover(body, error) } catch { return .settle(.failure(error)) }
@@ -111,7 +111,7 @@ extension Link {
 
     @inlinable @inline(__always)
     static func runCatch<In: Sendable>(_ object: AnyObject, _: In.Type, _ policy: CatchPolicy) {
-        unsafeDowncast(object, to: PromiseCore<Void>.self).runHandler(In.self, as: VoidErrorBody.self) { child, body in
+        Link.promise(object, as: Void.self).runHandler(In.self, as: VoidErrorBody.self) { child, body in
             child.runOutcomeHandler(In.self) { outcome in
                 guard case .failure(let error) = outcome else { return .settle(.success(())) }
                 guard policy.handles(error) else { return .settle(.failure(error)) }

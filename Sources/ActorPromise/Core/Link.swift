@@ -62,8 +62,17 @@ struct Link: ~Copyable {
         runnerFor _: Out.Type, _ runner: @escaping @Sendable (PromiseCore<Out>) -> Void
     ) {
         self.init(context: context, taskLocals: taskLocals, body: body) { object in
-            runner(unsafeDowncast(object, to: PromiseCore<Out>.self))
+            runner(Link.promise(object, as: Out.self))
         }
+    }
+
+    /// The promise a runner is handed, as its own type.
+    ///
+    /// Safety of the downcast: a runner is called only with the promise that stores its link, and
+    /// whoever writes a runner names that promise's value type as `Out`.
+    @inlinable @inline(__always)
+    static func promise<Out: Sendable>(_ object: AnyObject, as _: Out.Type) -> PromiseCore<Out> {
+        unsafeDowncast(object, to: PromiseCore<Out>.self)
     }
 
     /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
@@ -106,6 +115,17 @@ struct ErasedClosure {
 
     @inlinable
     func load<Body>(as type: Body.Type) -> Body { unsafeBitCast(self, to: Body.self) }
+}
+
+/// Whether `a` and `b` have the same bits: for any type, a sufficient test of equality (equal
+/// values with different bits compare unequal here). Closures that capture pointers only: callers
+/// run it unspecialized, where a closure capturing a generic value would look up its type's
+/// metadata.
+@inline(__always)
+func haveSameBits<T>(_ a: inout T, _ b: inout T) -> Bool {
+    withUnsafePointer(to: &a) { a in
+        withUnsafePointer(to: &b) { memcmp(a, $0, MemoryLayout<T>.size) == 0 }
+    }
 }
 
 /// The handlers of `then` and `map`, stored as written (see ``ErasedClosure``).

@@ -51,10 +51,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             // Safety: only the thread whose `follow` succeeded gets here, once; nothing else
             // touches the link of a promise whose handler has run, or of one without a handler.
             link.context = InlineContext.shared
-            link.runner = { follower in
-                // Safety of the downcast: this runner is stored only in this promise's link.
-                unsafeDowncast(follower, to: PromiseCore<Value>.self).send(.adopteeSettled)
-            }
+            link.runner = { follower in Link.promise(follower, as: Value.self).send(.adopteeSettled) }
             source.observe(self)
         }
         if let unwanted = adoption.unwanted { unwanted.refuse() }
@@ -120,7 +117,7 @@ extension StateActor {
     @inlinable
     nonisolated func reportDone() {
         guard parent != nil else { return }
-        let step = parent.unsafelyUnwrapped.performTree(.childDone(self))
+        let step = parent!.performTree(.childDone(self))
         if step == .reportDone, let parent { reportDoneUpward(from: parent) }
     }
 }

@@ -8,7 +8,7 @@
 /// link's transition. Observers read the outcome from the settled promise, so it is not
 /// carried here; the rare effects share one box.
 @usableFromInline
-struct PromiseEffects<Value: Sendable>: Sendable {
+struct PromiseEffects<Value: Sendable> {
     /// The observers to hand the outcome to (the promise is settled when this is not empty).
     @usableFromInline var observers = ObserverList<Value>()
     /// Cancellation and adoption work: rare, so kept out of line.
@@ -66,34 +66,29 @@ struct PromiseEffects<Value: Sendable>: Sendable {
     @inlinable
     var cancellation: CancelEffects? {
         get { rare?.cancellation }
-        set { rareBox().cancellation = newValue }
+        set { rare = RareEffects(cancellation: newValue, adoption: rare?.adoption) }
     }
 
     @inlinable
     var adoption: AdoptionEffects<Value>? {
         get { rare?.adoption }
-        set { rareBox().adoption = newValue }
-    }
-
-    @inlinable
-    mutating func rareBox() -> RareEffects<Value> {
-        if let rare { return rare }
-        let box = RareEffects<Value>()
-        rare = box
-        return box
+        set { rare = RareEffects(cancellation: rare?.cancellation, adoption: newValue) }
     }
 }
 
-/// The effects that few transitions have, in one box (see ``PromiseEffects``).
+/// The effects that few transitions have, in one box (see ``PromiseEffects``). Immutable, so
+/// that reading it costs no exclusivity check: a transition that sets a second kind of effect
+/// makes a new box.
 @usableFromInline
-final class RareEffects<Value: Sendable>: @unchecked Sendable {
-    // Safety: written only by the transition that creates the box, under the state actor's gate,
-    // and read after the gate is left by the thread that carries the effects out. One thread at a
-    // time, so the runtime's exclusivity check is off.
-    @usableFromInline @exclusivity(unchecked) var cancellation: CancelEffects?
-    @usableFromInline @exclusivity(unchecked) var adoption: AdoptionEffects<Value>?
+final class RareEffects<Value: Sendable> {
+    @usableFromInline let cancellation: CancelEffects?
+    @usableFromInline let adoption: AdoptionEffects<Value>?
 
-    @inlinable init() {}
+    @inlinable
+    init(cancellation: CancelEffects?, adoption: AdoptionEffects<Value>?) {
+        self.cancellation = cancellation
+        self.adoption = adoption
+    }
 }
 
 /// What a cancellation decided (see ``PromiseStateMachine/cancel(reason:tree:hooks:)``).

@@ -49,7 +49,7 @@ struct PromiseStateMachine<Value: Sendable> {
 
     /// What the promise does at a moment of its life other than settling (see ``Hook``).
     @inlinable var hook: Hook {
-        get { Hook(rawValue: flags.bits & Self.hookMask).unsafelyUnwrapped }
+        get { Hook(rawValue: flags.bits & Self.hookMask)! }
         set { flags.bits = flags.bits & ~Self.hookMask | newValue.rawValue }
     }
 

@@ -131,7 +131,7 @@ struct TreeState {
     mutating func insertMoreChild(_ child: consuming any PromiseNode) {
         if rare == nil { _ = adoptionLock.withLock { rareHoldingLock() } }
         // Through the stored reference, not a copy of it (a retain and a release per child).
-        rare.unsafelyUnwrapped.insertMoreChild(child)
+        rare!.insertMoreChild(child)
     }
 
     /// Removes a child; returns whether it was there.
@@ -264,7 +264,7 @@ struct TreeState {
 /// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
 /// published to its `TreeState` under that lock.
 @usableFromInline
-final class RareTreeState: @unchecked Sendable {
+final class RareTreeState {
     // The gate and the lock already make every access exclusive (see above), so the runtime's
     // exclusivity check, which a fan-out would pay per handler, is off.
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
