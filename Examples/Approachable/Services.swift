@@ -43,3 +43,24 @@ nonisolated struct Services: Sendable {
         }
     }
 }
+
+/// Work of one's own for an execution context, as Execution contexts writes it: a final class that
+/// conforms to `Runnable`, which the compiler checks is `Sendable`. `nonisolated` because a context
+/// runs it on its own thread: in a target whose default isolation is the main actor it would
+/// otherwise be main-actor code.
+nonisolated final class Thumbnail: Runnable {
+    let path: String
+    let done: Resolver<String>
+
+    init(path: String, done: Resolver<String>) {
+        self.path = path
+        self.done = done
+    }
+
+    func run() { done.fulfill("thumbnail of \(path)") }
+
+    func discard() { done.reject(ThumbnailDropped()) }
+}
+
+/// A ``Thumbnail`` its context dropped without running it.
+nonisolated struct ThumbnailDropped: Error {}

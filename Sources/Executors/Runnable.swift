@@ -2,7 +2,9 @@
 ///
 /// A context calls ``run()`` exactly once, or ``discard()`` exactly once if it drops the item
 /// without running it (a stopped run-loop thread, a cancelled operation). To submit your own work,
-/// subclass ``WorkItem`` or use ``ClosureWorkItem``; a context only ever calls these requirements.
+/// conform a final class to this protocol (the compiler checks that it is `Sendable`; the
+/// requirements other than ``run()`` have defaults) or use ``ClosureWorkItem``; a context only
+/// ever calls these requirements.
 ///
 /// The library's derived promises are their own runnables: the promise's state actor is the item
 /// its handler's context queues, so deriving a promise allocates one object.

@@ -1,5 +1,6 @@
 /// A unit of work of your own, to submit to an ``ExecutionContext``: subclass it and override
-/// ``run()`` (or use ``ClosureWorkItem``).
+/// ``run()`` (or use ``ClosureWorkItem``). A subclass must restate `@unchecked Sendable`; a final
+/// class that conforms to ``Runnable`` instead is checked by the compiler.
 ///
 /// A context calls ``run()`` exactly once, or ``discard()`` exactly once if it drops the item
 /// without running it (a stopped run-loop thread, a cancelled operation).

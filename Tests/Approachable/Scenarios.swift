@@ -67,6 +67,19 @@ struct ApproachableScenarios {
         #expect(lines[3] == lines[0])
     }
 
+    @Test("work of one's own, a Runnable the compiler checks, runs on a queue from main-actor code; a dropped one says so")
+    @MainActor func ownRunnable() async throws {
+        let (thumbnail, resolver) = Promise<String>.pending()
+        SerialQueue(label: "thumbnails").submit(Thumbnail(path: "a.png", done: resolver))
+        #expect(try await thumbnail.value == "thumbnail of a.png")
+
+        let (dropped, dropper) = Promise<String>.pending()
+        let stopped = RunLoopThread(name: "stopped")
+        stopped.stop()
+        stopped.submit(Thumbnail(path: "b.png", done: dropper))
+        await #expect(throws: ThumbnailDropped.self) { try await dropped.value }
+    }
+
     @Test("a Swift 5 SDK's failure rejects, its value fulfils, from any isolation")
     func legacyCallbacks() async throws {
         struct Broken: Error {}
