@@ -21,6 +21,26 @@ enum ActorPromiseWorkloads {
         }
     }
 
+    /// W1, NIO's shape: each iteration's chain is built and fulfilled inside a job on the pool,
+    /// as NIO's reference builds its chain inside `loop.execute`, so that construction and the
+    /// handlers share one thread's caches. Same work as ``chain(iterations:links:inline:)``.
+    static func chainBuiltOnPool(iterations: Int, links: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            WorkerPool.global.submit(ClosureWorkItem {
+                let (root, resolver) = Promise<Int>.pending()
+                var tail = root
+                for _ in 0..<links { tail = tail.then { $0 + 1 } }
+                tail.then { value in
+                    precondition(value == links)
+                    done.signal()
+                }
+                resolver.fulfill(0)
+            })
+            done.wait()
+        }
+    }
+
     /// W3: create a pending promise, add one handler, fulfil, wait.
     static func lifecycle(iterations: Int, inline: Bool) {
         let context: any ExecutionContext = inline ? .inline : .global
@@ -63,6 +83,23 @@ enum ActorPromiseWorkloads {
                 done.signal()
             }
             resolver.fulfill(0)
+            done.wait()
+        }
+    }
+
+    /// W2, NIO's shape: each iteration's handlers are registered, and the promise fulfilled,
+    /// inside a job on the pool, as NIO's reference does inside `loop.execute`.
+    static func fanOutBuiltOnPool(iterations: Int, handlers: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            WorkerPool.global.submit(ClosureWorkItem {
+                let (root, resolver) = Promise<Int>.pending()
+                let remaining = Counter(handlers)
+                for _ in 0..<handlers {
+                    root.then { _ in if remaining.decrement() == 0 { done.signal() } }
+                }
+                resolver.fulfill(1)
+            })
             done.wait()
         }
     }

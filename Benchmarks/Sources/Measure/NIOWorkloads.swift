@@ -42,6 +42,24 @@ enum NIOWorkloads {
         }
     }
 
+    /// W2 with a derived future per handler (`map`), as `then` derives a promise per handler:
+    /// information beside the reference, which registers plain callbacks.
+    static func fanOutMap(iterations: Int, handlers: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            loop.execute {
+                let promise = loop.makePromise(of: Int.self)
+                let remaining = Counter(handlers)
+                for _ in 0..<handlers {
+                    _ = promise.futureResult.map { _ in if remaining.decrement() == 0 { done.signal() } }
+                }
+                promise.succeed(1)
+            }
+            done.wait()
+        }
+    }
+
     /// W4 reference: `whenAllSucceed` of `count` promises succeeded from two threads.
     static func all(iterations: Int, count: Int) {
         let loop = group.next()
