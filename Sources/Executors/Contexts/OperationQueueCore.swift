@@ -9,7 +9,7 @@
 final class OperationQueueCore: Sendable {
     let label: String
     private let pool: WorkerPool
-    /// The queues, and the mutable state of every ``QueuedOperation`` this core owns.
+    /// The queues, and the books of every ``QueuedOperation`` this core owns.
     let state: LockedState<Queues>
 
     init(label: String, maxConcurrent: Int, pool: WorkerPool) {
@@ -18,29 +18,40 @@ final class OperationQueueCore: Sendable {
         self.state = LockedState(Queues(maxConcurrent: maxConcurrent))
     }
 
-    /// The operations by state; the lock that guards it also guards the operations' own state.
+    /// The operations by state, and their books; the lock that guards it also orders every change
+    /// of an operation's `state`.
     struct Queues: Sendable {
         var ready: [WorkQueue] = Array(repeating: WorkQueue(), count: OperationExecutor.Priority.allCases.count)
         var blocked: [ObjectIdentifier: QueuedOperation] = [:]
+        /// The book of every operation of this core that has not ended: kept from before the
+        /// operation is filed until it finishes or is cancelled.
+        var books: [ObjectIdentifier: Book] = [:]
         var running = 0
         var suspended = false
         var maxConcurrent: Int
 
-        /// Counts down the dependents of an operation that ended; files those of `owner` whose
-        /// last dependency it was as ready, and leaves the others to their own executor.
+        /// Closes the book of an operation that ended; counts down its dependents, files those of
+        /// `owner` whose last dependency it was as ready, and leaves the others to their own
+        /// executor.
         mutating func releaseDependents(of operation: QueuedOperation, owner: OperationQueueCore, into followups: inout Followups) {
-            let dependents = operation.dependents
-            operation.dependents = []
+            let dependents = books.removeValue(forKey: ObjectIdentifier(operation))?.dependents ?? []
             for dependent in dependents {
                 guard dependent.executor === owner else {
                     followups.foreign.append(dependent)
                     continue
                 }
-                dependent.pendingDependencies -= 1
-                if dependent.pendingDependencies == 0, dependent.state == .waiting,
-                   blocked.removeValue(forKey: ObjectIdentifier(dependent)) != nil {
-                    ready[dependent.priority.rawValue].append(dependent)
-                }
+                dependencyEnded(for: dependent)
+            }
+        }
+
+        /// One dependency of `operation`, an operation of this core, ended: files it as ready if
+        /// that was its last one and it still waits.
+        mutating func dependencyEnded(for operation: QueuedOperation) {
+            let id = ObjectIdentifier(operation)
+            guard let remaining = books[id]?.pendingDependencies else { return }
+            books[id]!.pendingDependencies = remaining - 1
+            if remaining == 1, operation.state == .waiting, blocked.removeValue(forKey: id) != nil {
+                ready[operation.priority.rawValue].append(operation)
             }
         }
 
@@ -64,6 +75,16 @@ final class OperationQueueCore: Sendable {
                 break
             }
         }
+    }
+
+    /// What a core keeps of one operation until it ends.
+    struct Book: Sendable {
+        /// Dependencies that have not ended yet, plus one while ``OperationQueueCore/add`` is
+        /// still registering them, so that the count cannot reach zero before the operation is
+        /// filed.
+        var pendingDependencies: Int
+        /// Operations, of this executor or another, waiting for this one to end.
+        var dependents: [QueuedOperation] = []
     }
 
     /// What a transition leaves to do after the lock is released.
@@ -125,22 +146,26 @@ final class OperationQueueCore: Sendable {
     @discardableResult
     func add(_ item: any Runnable, priority: OperationExecutor.Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
         let operation = QueuedOperation(item, priority: priority, executor: self)
-        // Not visible to anyone yet. The extra one keeps the count above zero until it is filed.
-        operation.pendingDependencies = dependencies.count + 1
+        let id = ObjectIdentifier(operation)
+        // Not filed yet. The extra one keeps the count above zero until it is.
+        state.withLock { $0.books[id] = Book(pendingDependencies: dependencies.count + 1) }
         var ended = 1
         for dependency in dependencies {
-            // The dependency's state is guarded by its own executor's lock.
-            dependency.executor.state.withLock { _ in
-                if dependency.isDone { ended += 1 } else { dependency.dependents.append(operation) }
+            // The dependency's book is kept by its own executor, under that executor's lock; it is
+            // closed in the same trip through the lock in which the dependency ends.
+            dependency.executor.state.withLock { queues in
+                if dependency.isDone { ended += 1 } else { queues.books[ObjectIdentifier(dependency)]?.dependents.append(operation) }
             }
         }
         transact { queues, followups in
-            operation.pendingDependencies -= ended
+            guard let registering = queues.books[id]?.pendingDependencies else { return }
+            let remaining = registering - ended
+            queues.books[id]!.pendingDependencies = remaining
             guard operation.state == .waiting else { return }
-            if operation.pendingDependencies == 0 {
+            if remaining == 0 {
                 queues.ready[priority.rawValue].append(operation)
             } else {
-                queues.blocked[ObjectIdentifier(operation)] = operation
+                queues.blocked[id] = operation
             }
             queues.takeStartable(owner: self, into: &followups)
         }
@@ -150,10 +175,7 @@ final class OperationQueueCore: Sendable {
     /// A dependency on another executor ended.
     private func dependencyEnded(_ operation: QueuedOperation) {
         transact { queues, followups in
-            operation.pendingDependencies -= 1
-            guard operation.pendingDependencies == 0, operation.state == .waiting,
-                  queues.blocked.removeValue(forKey: ObjectIdentifier(operation)) != nil else { return }
-            queues.ready[operation.priority.rawValue].append(operation)
+            queues.dependencyEnded(for: operation)
             queues.takeStartable(owner: self, into: &followups)
         }
     }
