@@ -41,10 +41,13 @@ enum ReportLog {
         reports.current.filter { ($0.error as? DiagnosedError)?.id == id }
     }
 
-    /// Waits (polling, up to 10 s: a release has no event to wait for) until `count` reports of
-    /// error `id` arrived; returns them.
+    /// Waits (polling: a release has no event to wait for) until `count` reports of error `id`
+    /// arrived, or 60 s passed; returns them. The limit is generous because the handlers whose
+    /// promises report run on the shared pool, which the ThreadSanitizer run's parallel stress
+    /// tests can keep busy for tens of seconds (a CI rehearsal saw 10 s pass with none of 200
+    /// reports in, and a one-report wait here take 32 s).
     static func wait(for id: Int, count: Int = 1) async -> [UnhandledRejection] {
-        for _ in 0..<1_000 where reports(for: id).count < count {
+        for _ in 0..<6_000 where reports(for: id).count < count {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return reports(for: id)
