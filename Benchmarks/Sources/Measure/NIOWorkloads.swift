@@ -43,7 +43,9 @@ enum NIOWorkloads {
     }
 
     /// W2 with a derived future per handler (`map`), as `then` derives a promise per handler:
-    /// information beside the reference, which registers plain callbacks.
+    /// information beside the reference, which registers plain callbacks. A copy of the reference
+    /// with one line changed, not a flag on it: a branch in the reference's loop moved its count
+    /// by 86 instructions per handler.
     static func fanOutMap(iterations: Int, handlers: Int) {
         let loop = group.next()
         let done = DispatchSemaphore(value: 0)
