@@ -36,8 +36,9 @@ final class CapturedTaskLocals: Sendable {
     }
 }
 
-/// One key's captured value.
-protocol CapturedTaskLocal: Sendable {
+/// One key's captured value. An object, so that reaching it through the array costs a retain, not
+/// a copy of the value through its type's witnesses.
+protocol CapturedTaskLocal: AnyObject, Sendable {
     func bind<R>(_ body: () throws -> R) rethrows -> R
     /// Whether the key's value here is this one: the same bits, which for any type means the same
     /// value (a reference in it is kept alive by this capture, so its address cannot be reused).
@@ -45,9 +46,14 @@ protocol CapturedTaskLocal: Sendable {
     func isCurrent() -> Bool
 }
 
-struct CapturedValue<Value: Sendable>: CapturedTaskLocal {
+final class CapturedValue<Value: Sendable>: CapturedTaskLocal {
     let key: TaskLocal<Value>
     let value: Value
+
+    init(key: TaskLocal<Value>, value: Value) {
+        self.key = key
+        self.value = value
+    }
 
     func bind<R>(_ body: () throws -> R) rethrows -> R {
         try key.withValue(value, operation: body)

@@ -38,7 +38,13 @@ package final class ThreadState {
     @exclusivity(unchecked) package var interceptor: (any JobInterceptor)?
     /// The task-local values this thread captured last for a handler (R15), kept weakly so that
     /// registrations that follow with the same values share them: the promise module's, opaque here.
-    @exclusivity(unchecked) package weak var lastCapturedTaskLocals: AnyObject?
+    /// (Reached through accessors compiled here: read directly from the promise module, the weak
+    /// field paid the runtime's dynamic exclusivity check, which this attribute turns off.)
+    package var lastCapturedTaskLocals: AnyObject? {
+        get { lastCapture }
+        set { lastCapture = newValue }
+    }
+    @exclusivity(unchecked) private weak var lastCapture: AnyObject?
 
     private init() {}
 
