@@ -27,7 +27,9 @@ final class CapturedTaskLocals: Sendable {
     /// Runs `body` with the captured values bound; they end with it.
     @usableFromInline
     func bind<R>(_ body: () throws -> R) rethrows -> R {
-        try bind(from: values.startIndex, body)
+        // One key is the common case (a trace or request identifier): bound without the recursion.
+        if values.count == 1 { return try values[0].bind(body) }
+        return try bind(from: values.startIndex, body)
     }
 
     private func bind<R>(from index: Int, _ body: () throws -> R) rethrows -> R {
