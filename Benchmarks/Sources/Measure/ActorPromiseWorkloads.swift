@@ -92,6 +92,23 @@ enum ActorPromiseWorkloads {
         }
     }
 
+    /// W1 on an `OperationExecutor` of width 1: every link is an operation (no dependencies).
+    static func operationChain(iterations: Int, links: Int) {
+        let queue = OperationExecutor(label: "w1o", maxConcurrentCount: 1)
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let (root, resolver) = Promise<Int>.pending()
+            var tail = root
+            for _ in 0..<links { tail = tail.then(on: queue) { $0 + 1 } }
+            tail.then(on: queue) { value in
+                precondition(value == links)
+                done.signal()
+            }
+            resolver.fulfill(0)
+            done.wait()
+        }
+    }
+
     /// W2, NIO's shape: each iteration's handlers are registered, and the promise fulfilled,
     /// inside a job on the pool, as NIO's reference does inside `loop.execute`.
     static func fanOutBuiltOnPool(iterations: Int, handlers: Int) {

@@ -2,7 +2,7 @@
 // `compare.sh` runs it under callgrind at two sizes and subtracts, so start-up costs cancel out.
 //
 //   Measure <workload> <library> <iterations>
-//   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w1p (W1 built inside a pool job, NIO's shape)   w2 (1,000-handler fan-out)   w2p (W2 in NIO's shape)
+//   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w1o (on an OperationExecutor)   w1p (W1 built inside a pool job, NIO's shape)   w2 (1,000-handler fan-out)   w2p (W2 in NIO's shape)
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
@@ -43,6 +43,7 @@ case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1p", "actorpromise"): ActorPromiseWorkloads.chainBuiltOnPool(iterations: iterations, links: 100)
 case ("w1p", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1q", "actorpromise"): ActorPromiseWorkloads.serialChain(iterations: iterations, links: 100)
+case ("w1o", "actorpromise"): ActorPromiseWorkloads.operationChain(iterations: iterations, links: 100)
 case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w1", "actorpromise-tasklocal"): TaskLocalWorkloads.chain(iterations: iterations)
 case ("w2", "actorpromise-tasklocal"): TaskLocalWorkloads.fanOut(iterations: iterations)
