@@ -147,17 +147,23 @@ final class OperationQueueCore: Sendable {
     func add(_ item: any Runnable, priority: OperationExecutor.Priority, dependencies: [QueuedOperation]) -> QueuedOperation {
         let operation = QueuedOperation(item, priority: priority, executor: self)
         let id = ObjectIdentifier(operation)
-        // Not filed yet. The extra one keeps the count above zero until it is.
-        state.withLock { $0.books[id] = Book(pendingDependencies: dependencies.count + 1) }
-        var ended = 1
-        for dependency in dependencies {
-            // The dependency's book is kept by its own executor, under that executor's lock; it is
-            // closed in the same trip through the lock in which the dependency ends.
-            dependency.executor.state.withLock { queues in
-                if dependency.isDone { ended += 1 } else { queues.books[ObjectIdentifier(dependency)]?.dependents.append(operation) }
+        var ended = 0
+        if !dependencies.isEmpty {
+            // The book must exist before a dependency can count it down; the extra one keeps the
+            // count above zero until the operation is filed.
+            state.withLock { $0.books[id] = Book(pendingDependencies: dependencies.count + 1) }
+            ended = 1
+            for dependency in dependencies {
+                // The dependency's book is kept by its own executor, under that executor's lock;
+                // it is closed in the same trip through the lock in which the dependency ends.
+                dependency.executor.state.withLock { queues in
+                    if dependency.isDone { ended += 1 } else { queues.books[ObjectIdentifier(dependency)]?.dependents.append(operation) }
+                }
             }
         }
         transact { queues, followups in
+            // Without dependencies, the book opens as the operation is filed: one trip through the lock.
+            if dependencies.isEmpty { queues.books[id] = Book(pendingDependencies: 0) }
             guard let registering = queues.books[id]?.pendingDependencies else { return }
             let remaining = registering - ended
             queues.books[id]!.pendingDependencies = remaining
