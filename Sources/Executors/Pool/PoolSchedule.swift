@@ -89,14 +89,6 @@ package struct PoolSchedule: Sendable {
         return .park
     }
 
-    /// Whether `worker` is parked (not yet woken): a scan of the parked workers, asked only by a
-    /// thread that wakes up.
-    package func isParked(_ worker: Int) -> Bool {
-        var found = false
-        sleepers.forEach { if $0 == worker { found = true } }
-        return found
-    }
-
     /// The parked workers, longest parked first.
     package var parked: [Int] {
         var parked: [Int] = []

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A fixed pool of threads, one per core, that runs work items in parallel.
@@ -23,8 +24,12 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     /// The number of threads in the pool.
     public let threadCount: Int
-    /// The schedule, and one condition per thread to park on.
+    /// The schedule: the shared queue, and who is parked or searching.
     private let schedule: LockedState<PoolSchedule>
+    /// One semaphore per thread to park on, outside the lock. (A condition variable would make
+    /// every wake-up cost a second system call: the woken thread takes the lock back marked as
+    /// contended, so its next unlock wakes a waiter that is not there.)
+    private let parkers: [DispatchSemaphore]
     /// Whether the shared queue holds a job, readable without the lock: searching threads watch
     /// it. Written under the lock when that changes (so not on every job while the pool is busy:
     /// the searchers' reads then leave the cache line alone), so it is exact whenever the lock is
@@ -41,7 +46,8 @@ public final class WorkerPool: ExecutionContext, Sendable {
     ///   - name: A name given to the threads, for debuggers.
     public init(threadCount: Int, name: String = "ActorPromise.pool") {
         self.threadCount = max(1, threadCount)
-        schedule = LockedState(PoolSchedule(workerCount: self.threadCount), conditions: self.threadCount)
+        schedule = LockedState(PoolSchedule(workerCount: self.threadCount))
+        parkers = (0..<self.threadCount).map { _ in DispatchSemaphore(value: 0) }
         for index in 0..<self.threadCount {
             // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
             // lives as long as the process.
@@ -71,7 +77,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
             thread.nextSlot = item.take()
         }
         guard item != nil else { return }
-        if let worker = withSchedule({ $0.submit(item.take()!) }) { schedule.signal(worker) }
+        if let worker = withSchedule({ $0.submit(item.take()!) }) { parkers[worker].signal() }
     }
 
     /// Runs `body` on the schedule under the lock, and publishes whether the queue holds work.
@@ -91,33 +97,28 @@ public final class WorkerPool: ExecutionContext, Sendable {
     }
 
     /// Worker `index`'s next job, in one trip through the lock, or `nil` if it is to search:
-    /// `decide` chooses, and while the choice is to park, the thread sleeps on its own condition
-    /// until a submission wakes it, then takes a job (or parks again if another thread took it
-    /// first; a woken thread does not search). `parked` is set if it slept.
+    /// `decide` chooses, and while the choice is to park, the thread sleeps on its semaphore until
+    /// a submission wakes it, then takes a job (or parks again if another thread took it first; a
+    /// woken thread does not search). `parked` is set if it slept.
+    ///
+    /// Nothing is lost between parking (under the lock) and sleeping (after it): a submission that
+    /// wakes this thread in between leaves its signal in the semaphore, and the wait returns at once.
     @inline(__always)
     private func nextJob(
         for index: Int, parked: inout Bool, _ decide: (inout PoolSchedule) -> PoolSchedule.Next
     ) -> (any Runnable)? {
-        var decided = false
-        return schedule.withLock(on: index, waiting: { schedule -> LockedState<PoolSchedule>.Step<(any Runnable)?> in
-            let next: PoolSchedule.Next
-            if decided {
-                // Whoever woke this thread counted it as searching, and took it off the list.
-                guard !schedule.isParked(index) else { return .wait(seconds: nil) }
-                next = schedule.nextWhileSearching(for: index, givingUp: true)
-            } else {
-                decided = true
-                next = decide(&schedule)
-            }
-            publishQueueState(of: schedule)
+        var next = withSchedule(decide)
+        while true {
             switch consume next {
-            case .run(let job): return .done(job)
-            case .search: return .done(nil)
+            case .run(let job): return job
+            case .search: return nil
             case .park:
                 parked = true
-                return .wait(seconds: nil)
+                parkers[index].wait()
+                // Whoever woke this thread took it off the parked list and counted it as searching.
+                next = withSchedule { $0.nextWhileSearching(for: index, givingUp: true) }
             }
-        })
+        }
     }
 
     private func workerLoop(_ index: Int) -> Never {
