@@ -14,13 +14,12 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
     @usableFromInline let lock: ConditionLock
     @usableFromInline @exclusivity(unchecked) var state: State
 
-    /// Creates the state and its lock, with `conditions` condition variables to sleep on (the
-    /// first is the default of ``withLock(on:waiting:)`` and the one ``withLockWakingWaiters(_:)``
-    /// wakes).
+    /// Creates the state and its lock, with the condition variable that
+    /// ``withLock(waiting:)`` sleeps on and ``withLockWakingWaiters(_:)`` wakes.
     @inlinable
-    package init(_ state: State, conditions: Int = 1) {
+    package init(_ state: State) {
         self.state = state
-        lock = ConditionLock(conditions: conditions)
+        lock = ConditionLock()
     }
 
     /// Runs `body` with the state, the lock held.
@@ -35,7 +34,7 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
         return try body(&state)
     }
 
-    /// What ``withLock(on:waiting:)``'s step decided: finish with a result, or sleep until woken
+    /// What ``withLock(waiting:)``'s step decided: finish with a result, or sleep until woken
     /// (at most `seconds`, if given) and look again.
     package enum Step<Result> {
         case done(Result)
@@ -43,32 +42,23 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
     }
 
     /// Runs `step` with the state, the lock held, until it returns `.done`; between tries the
-    /// thread sleeps on condition `condition`, the lock released, until it is woken — by
-    /// ``withLockWakingWaiters(_:)`` (condition 0) or ``signal(_:)`` — or the step's time is up.
-    /// The blocking loops of the executors (a run-loop thread waiting for work, the timer thread
-    /// waiting for its next deadline, a blocking `wait()`, a pool thread parking on its own
-    /// condition) are written with it.
+    /// thread sleeps, the lock released, until ``withLockWakingWaiters(_:)`` wakes it or the
+    /// step's time is up. The blocking loops of the executors (a run-loop thread waiting for work,
+    /// the timer thread waiting for its next deadline, a blocking `wait()`) are written with it.
     ///
     /// - Returns: The result of the `.done` step.
     @inline(__always)
-    package func withLock<Result>(
-        on condition: Int = 0, waiting step: (inout State) throws -> Step<Result>
-    ) rethrows -> Result {
+    package func withLock<Result>(waiting step: (inout State) throws -> Step<Result>) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         while true {
             switch try step(&state) {
             case .done(let result): return result
-            case .wait(let seconds?): lock.wait(condition: condition, seconds: seconds)
-            case .wait(nil): lock.wait(condition: condition)
+            case .wait(let seconds?): lock.wait(seconds: seconds)
+            case .wait(nil): lock.wait()
             }
         }
     }
-
-    /// Wakes the thread sleeping in ``withLock(on:waiting:)`` on condition `condition`, if any.
-    /// Call it after changing the state, once the lock is released.
-    @inline(__always)
-    package func signal(_ condition: Int) { lock.signal(condition: condition) }
 
     /// Blocks the calling thread until `condition` holds for the state, or `timeout` seconds have
     /// passed (`nil`: no limit). Woken by ``withLockWakingWaiters(_:)``.
@@ -94,7 +84,7 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
 
 /// A mutex with a condition variable, built on pthreads.
 ///
-/// The worker pool and the run-loop threads park idle threads on it. pthreads are used rather
+/// The run-loop threads, the timer thread and blocking waits sleep on it. pthreads are used rather
 /// than `Synchronization.Mutex` because ThreadSanitizer models them exactly.
 ///
 /// Safety (`@unchecked Sendable`): the pthread objects live at stable heap addresses; they are
@@ -103,51 +93,43 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
 @usableFromInline
 package final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let conditions: UnsafeMutablePointer<pthread_cond_t>
-    private let conditionCount: Int
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    /// Creates the lock with `conditions` condition variables (one unless a caller needs to wake
-    /// one particular waiter: the worker pool has one per thread).
+    /// Creates the lock and its condition variable.
     @usableFromInline
-    package init(conditions: Int = 1) {
-        conditionCount = max(1, conditions)
+    package init() {
         mutex = .allocate(capacity: 1)
-        self.conditions = .allocate(capacity: conditionCount)
+        condition = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
-        for index in 0..<conditionCount { pthread_cond_init(self.conditions + index, nil) }
+        pthread_cond_init(condition, nil)
     }
 
     deinit {
-        for index in 0..<conditionCount { pthread_cond_destroy(conditions + index) }
+        pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
-        conditions.deallocate()
+        condition.deallocate()
         mutex.deallocate()
     }
 
     @usableFromInline package func lock() { pthread_mutex_lock(mutex) }
     @usableFromInline package func unlock() { pthread_mutex_unlock(mutex) }
 
-    /// Waits for a signal on condition `condition`; the lock must be held and is held again on
-    /// return.
-    package func wait(condition: Int = 0) { pthread_cond_wait(conditions + condition, mutex) }
+    /// Waits for a ``broadcast()``; the lock must be held and is held again on return.
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
-    /// Waits for a signal on condition `condition` or until `seconds` have passed; the lock must
-    /// be held.
-    package func wait(condition: Int = 0, seconds: Double) {
+    /// Waits for a ``broadcast()`` or until `seconds` have passed; the lock must be held.
+    package func wait(seconds: Double) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
         var deadline = timespec()
         deadline.tv_sec = Int(total)
         deadline.tv_nsec = Int((total - Double(Int(total))) * 1e9)
-        pthread_cond_timedwait(conditions + condition, mutex, &deadline)
+        pthread_cond_timedwait(condition, mutex, &deadline)
     }
 
-    /// Wakes one thread waiting on condition `condition`.
-    package func signal(condition: Int = 0) { pthread_cond_signal(conditions + condition) }
-
-    /// Wakes every thread waiting on the first condition.
-    package func broadcast() { pthread_cond_broadcast(conditions) }
+    /// Wakes every waiting thread.
+    package func broadcast() { pthread_cond_broadcast(condition) }
 
     /// Runs `body` with the lock held.
     @inline(__always)
