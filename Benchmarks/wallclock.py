@@ -30,6 +30,8 @@ WORKLOADS = {
     "w5": (("checked-continuation",), 1, 1_000_000, 6_000_000, "await"),
     "w5x": (("nio", "checked-continuation"), 1, 10_000, 60_000, "await"),
     "w7": (("dispatch",), 1, 20_000, 120_000, "hop"),
+    # A hop to a RunLoopThread, a main-like thread that sleeps between jobs (information, no bar).
+    "w7r": (("dispatch",), 1, 20_000, 120_000, "hop"),
 }
 FIELDS = ("wall", "cpu", "user", "sys", "vcsw", "ivcsw")
 TIMES = ("wall", "cpu", "user", "sys")

@@ -150,6 +150,16 @@ enum ActorPromiseWorkloads {
         }
     }
 
+    /// W7 on a `RunLoopThread`: a hop to a main-like thread that sleeps between jobs, and back.
+    static func runLoopHop(iterations: Int) {
+        let loop = RunLoopThread(name: "w7r")
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            loop.async { done.signal() }
+            done.wait()
+        }
+    }
+
     /// W4: `all` of `count` promises fulfilled from two threads.
     static func all(iterations: Int, count: Int) {
         let done = DispatchSemaphore(value: 0)

@@ -6,7 +6,7 @@
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
-//             w7 (serial-queue hop)   loop (resident bytes per pending iteration of a recursive loop)
+//             w7 (serial-queue hop)   w7r (a hop to a RunLoopThread)   loop (resident bytes per pending iteration of a recursive loop)
 //             maplazy (resident bytes per element of map(_:maxConcurrency: 8) over a lazy sequence)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)
 //             w6h0, w6h1, w6h10 (bytes per pending promise with 0, 1, 10 handlers)
@@ -84,6 +84,8 @@ case ("loop", "actorpromise"): print(ActorPromiseWorkloads.recursiveLoopBytes(it
 case ("maplazy", "actorpromise"): print(ActorPromiseWorkloads.lazyMapBytes(count: iterations))
 case ("loop", "nio"): print(NIOWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)
+case ("w7r", "actorpromise"): ActorPromiseWorkloads.runLoopHop(iterations: iterations)
+case ("w7r", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case (let pool, _) where pool.hasPrefix("pool"):
     PoolContention.run(library: library, producers: Int(pool.dropFirst(4)) ?? 1, jobs: iterations)
