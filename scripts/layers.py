@@ -39,7 +39,7 @@ UNSAFE_FILES = listed("unsafe-files.txt")
 UNSAFE_FREE = ["Sources/ActorPromise/Operators", "Sources/ActorPromise/Combinators",
                "Sources/ActorPromise/Retry", "Sources/Bridge"]
 UNSAFE = re.compile(r"@unchecked\s+Sendable|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|\bUnmanaged\b|"
-                    r"\bunsafe[A-Z]\w*|\bwithUnsafe\w*|\bUnsafe\w*|\.unsafelyUnwrapped|_withUnsafeGuaranteedRef")
+                    r"\bunsafe[A-Z]\w*|\bwithUnsafe\w*|\bUnsafe\w*|\.unsafelyUnwrapped|_withUnsafeGuaranteedRef|unowned\(unsafe\)")
 
 DECL = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|open|final|"
                   r"nonisolated|static|indirect|dynamic|override|mutating|consuming|borrowing|"

@@ -48,6 +48,7 @@ struct ChildSetTests {
             var anyOutcome: Outcome<any Sendable>? { nil }
             func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]) {}
             func performTree(_ op: TreeOp) -> TreeStep? { nil }
+            func performChildDone(_ child: borrowing any PromiseNode) -> TreeStep? { nil }
             var adopteeUnderAdoptionLock: (any PromiseNode)? { nil }
             func run() {}
             var runsInline: Bool { true }

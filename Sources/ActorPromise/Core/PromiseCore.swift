@@ -153,6 +153,15 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         return step
     }
 
+    @usableFromInline
+    nonisolated func performChildDone(_ child: borrowing any PromiseNode) -> TreeStep? {
+        guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, .childDone(copy child))) else { return nil }
+        let outer = recordIsolation()
+        let step = tree.childDone(child)
+        gate.leave(restoring: outer)
+        return step
+    }
+
     nonisolated func applyTreeHoldingGate(_ op: TreeOp) -> TreeStep {
         tree.apply(op)
     }
@@ -551,8 +560,10 @@ extension StateActor {
     @inlinable
     nonisolated func reportDone() {
         guard parent != nil else { return }
-        let step = parent!.performTree(.childDone(self))
-        if step == .reportDone, let parent { reportDoneUpward(from: parent) }
+        // Not retained: this promise holds its parent until its `deinit`.
+        unowned(unsafe) let parent = parent!
+        let step = parent.performChildDone(self)
+        if step == .reportDone { reportDoneUpward(from: parent) }
     }
 }
 
@@ -617,7 +628,7 @@ func loseInterest(_ node: any PromiseNode) {
 @usableFromInline
 func reportDoneUpward(from node: any PromiseNode) {
     var child = node
-    while let parent = child.parentNode, parent.performTree(.childDone(child)) == .reportDone {
+    while let parent = child.parentNode, parent.performChildDone(child) == .reportDone {
         child = parent
     }
 }

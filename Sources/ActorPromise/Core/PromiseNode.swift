@@ -23,6 +23,9 @@ protocol PromiseNode: OutcomeObserver {
     /// Applies a tree operation now and returns what it leaves to do, or parks it for the thread
     /// holding the gate, which then does that itself (`nil`).
     func performTree(_ op: TreeOp) -> TreeStep?
+    /// ``performTree(_:)`` for `.childDone(child)`, borrowing the child: the report every link of
+    /// a chain and every handler of a fan-out makes retains the child only if it must be parked.
+    func performChildDone(_ child: borrowing any PromiseNode) -> TreeStep?
     /// Where this promise sits in its parent's ``ChildSet``: a hint, written and read only by the
     /// thread that holds the parent's gate.
     var slotInParent: UInt32 { get set }

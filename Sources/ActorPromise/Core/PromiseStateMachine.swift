@@ -675,19 +675,7 @@ struct TreeState {
     mutating func apply(_ op: TreeOp) -> TreeStep {
         switch op {
         case .childDone(let child):
-            // A re-attach that overtook this report found the child here and left it: this report
-            // is the one it was ahead of, and the child, which is not done, stays.
-            if let rare, !rare.early.isEmpty, rare.takeEarly(EarlyReport(child, isDone: false)) { return .nothing }
-            guard removeChild(child) else {
-                // The child's re-attach is still on its way (it registered a child, which settled
-                // on another thread before the re-attach arrived here): remember the report, so
-                // that the re-attach finds it and does not keep a child that is done.
-                adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
-                return .nothing
-            }
-            guard isSettled, hasNoChildren, !isDone else { return .nothing }
-            isDone = true
-            return .reportDone
+            return childDone(child)
         case .reattach(let child):
             if let rare, rare.takeEarly(EarlyReport(child, isDone: true)) { return .nothing }
             if hasChild(child) {
@@ -707,6 +695,25 @@ struct TreeState {
             rare.cancelledDependents += 1
             return rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
         }
+    }
+
+    /// ``apply(_:)`` for `.childDone(child)`: `child` reports that it and its descendants are
+    /// settled. Borrows the child, so that the report of a child that is not parked (see
+    /// ``PromiseNode/performChildDone(_:)``) retains nothing.
+    mutating func childDone(_ child: borrowing any PromiseNode) -> TreeStep {
+        // A re-attach that overtook this report found the child here and left it: this report
+        // is the one it was ahead of, and the child, which is not done, stays.
+        if let rare, !rare.early.isEmpty, rare.takeEarly(EarlyReport(child, isDone: false)) { return .nothing }
+        guard removeChild(child) else {
+            // The child's re-attach is still on its way (it registered a child, which settled
+            // on another thread before the re-attach arrived here): remember the report, so
+            // that the re-attach finds it and does not keep a child that is done.
+            adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
+            return .nothing
+        }
+        guard isSettled, hasNoChildren, !isDone else { return .nothing }
+        isDone = true
+        return .reportDone
     }
 
     /// Drops the adoptee; under ``adoptionLock``, since cycle checks read it from other threads.
