@@ -96,7 +96,8 @@ public final class WorkerPool: ExecutionContext, Sendable {
         if hasQueuedWork.load(ordering: .relaxed) != hasWork { hasQueuedWork.store(hasWork, ordering: .relaxed) }
     }
 
-    /// Worker `index`'s next job, in one trip through the lock, or `nil` if it is to search:
+    /// Worker `index`'s next job — one trip through the lock, and one more after each sleep — or
+    /// `nil` if it is to search:
     /// `decide` chooses, and while the choice is to park, the thread sleeps on its semaphore until
     /// a submission wakes it, then takes a job (or parks again if another thread took it first; a
     /// woken thread does not search). `parked` is set if it slept.
