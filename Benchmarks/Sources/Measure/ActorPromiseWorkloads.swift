@@ -4,9 +4,9 @@ import Dispatch
 
 enum ActorPromiseWorkloads {
     /// W1: a pending root, `links` handlers of x+1, fulfil, wait for the end. Driven from the main
-    /// thread as users do; handlers run on the global pool (or inline).
-    static func chain(iterations: Int, links: Int, inline: Bool) {
-        let context: any ExecutionContext = inline ? .inline : .global
+    /// thread as users do; handlers run on `context` (the global pool, `.inline`, a `SerialQueue`
+    /// for W1q, an `OperationExecutor` for W1o).
+    static func chain(iterations: Int, links: Int, on context: any ExecutionContext) {
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<iterations {
             let (root, resolver) = Promise<Int>.pending()
@@ -23,7 +23,7 @@ enum ActorPromiseWorkloads {
 
     /// W1, NIO's shape: each iteration's chain is built and fulfilled inside a job on the pool,
     /// as NIO's reference builds its chain inside `loop.execute`, so that construction and the
-    /// handlers share one thread's caches. Same work as ``chain(iterations:links:inline:)``.
+    /// handlers share one thread's caches. Same work as ``chain(iterations:links:on:)``.
     ///
     /// A function of its own, not a flag on W1 with a shared body: W1 holds its root and tail
     /// until after its wait, so the caller frees the chain once it has run; a shared body frees
@@ -73,40 +73,6 @@ enum ActorPromiseWorkloads {
         let after = heapInUse()
         withExtendedLifetime(keep) {}
         return (after - before) / count
-    }
-
-    /// W1 on a serial queue: the same chain with every handler on one `SerialQueue`.
-    static func serialChain(iterations: Int, links: Int) {
-        let queue = SerialQueue(label: "w1q")
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<iterations {
-            let (root, resolver) = Promise<Int>.pending()
-            var tail = root
-            for _ in 0..<links { tail = tail.then(on: queue) { $0 + 1 } }
-            tail.then(on: queue) { value in
-                precondition(value == links)
-                done.signal()
-            }
-            resolver.fulfill(0)
-            done.wait()
-        }
-    }
-
-    /// W1 on an `OperationExecutor` of width 1: every link is an operation (no dependencies).
-    static func operationChain(iterations: Int, links: Int) {
-        let queue = OperationExecutor(label: "w1o", maxConcurrentCount: 1)
-        let done = DispatchSemaphore(value: 0)
-        for _ in 0..<iterations {
-            let (root, resolver) = Promise<Int>.pending()
-            var tail = root
-            for _ in 0..<links { tail = tail.then(on: queue) { $0 + 1 } }
-            tail.then(on: queue) { value in
-                precondition(value == links)
-                done.signal()
-            }
-            resolver.fulfill(0)
-            done.wait()
-        }
     }
 
     /// W2, NIO's shape: each iteration's handlers are registered, and the promise fulfilled,

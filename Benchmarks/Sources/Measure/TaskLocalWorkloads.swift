@@ -8,7 +8,7 @@ enum TaskLocalWorkloads {
 
     static func chain(iterations: Int) {
         PromiseTaskLocals.propagate($requestID)
-        $requestID.withValue(42) { ActorPromiseWorkloads.chain(iterations: iterations, links: 100, inline: false) }
+        $requestID.withValue(42) { ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: .global) }
     }
 
     static func fanOut(iterations: Int) {

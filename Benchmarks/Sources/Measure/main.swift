@@ -16,6 +16,7 @@
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 //             | actorpromise-tasklocal (w1, w2 with one task-local key propagated and bound: R15's cost)
+import ActorPromise
 import Foundation
 
 /// Runs async work from the synchronous main thread (valgrind cannot run an `async` main).
@@ -37,13 +38,14 @@ let workload = arguments[1]
 let library = arguments[2]
 
 switch (workload, library) {
-case ("w1", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, inline: false)
-case ("w1", "actorpromise-inline"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, inline: true)
+case ("w1", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: .global)
+case ("w1", "actorpromise-inline"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: .inline)
 case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1p", "actorpromise"): ActorPromiseWorkloads.chainBuiltOnPool(iterations: iterations, links: 100)
 case ("w1p", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
-case ("w1q", "actorpromise"): ActorPromiseWorkloads.serialChain(iterations: iterations, links: 100)
-case ("w1o", "actorpromise"): ActorPromiseWorkloads.operationChain(iterations: iterations, links: 100)
+case ("w1q", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: SerialQueue(label: "w1q"))
+case ("w1o", "actorpromise"): ActorPromiseWorkloads.chain(
+    iterations: iterations, links: 100, on: OperationExecutor(label: "w1o", maxConcurrentCount: 1))
 case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w1", "actorpromise-tasklocal"): TaskLocalWorkloads.chain(iterations: iterations)
 case ("w2", "actorpromise-tasklocal"): TaskLocalWorkloads.fanOut(iterations: iterations)
