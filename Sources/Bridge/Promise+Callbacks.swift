@@ -15,7 +15,7 @@ extension Promise {
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
-        tap(on: context, body).takesEveryOutcome()
+        observe(on: context, body)
     }
 
     /// Calls `body` in the Objective-C completion style: `(value, nil)` or `(nil, error)` (B5).
@@ -28,12 +28,12 @@ extension Promise {
         on context: any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value?, (any Error)?) -> Void
     ) {
-        tap(on: context) { outcome in
+        observe(on: context) { outcome in
             switch outcome {
             case .success(let value): body(value, nil)
             case .failure(let error): body(nil, error)
             }
-        }.takesEveryOutcome()
+        }
     }
 }
 
@@ -48,7 +48,7 @@ extension Promise {
         on context: MainContext,
         _ body: @escaping @MainActor @Sendable (Result<Value, any Error>) -> Void
     ) {
-        tap(on: context, body).takesEveryOutcome()
+        observe(on: context as any ExecutionContext) { result in MainActor.assumeIsolated { body(result) } }
     }
 
     /// Calls a main-actor `body` in the Objective-C completion style, exactly once, cancellation

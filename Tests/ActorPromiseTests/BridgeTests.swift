@@ -196,6 +196,27 @@ struct BridgeTests {
         #expect(try await pair.value == "nil 4")
     }
 
+    @Test("B5 R2 whenComplete derives no promise and runs in its place among the handlers")
+    func whenCompleteIsACallback() async throws {
+        let (promise, resolver) = Promise<Int>.pending()
+        let queue = SerialQueue(label: "b5.order")
+        let order = Locked<[String]>([])
+        let first = promise.then(on: queue) { _ in order.withLock { $0.append("then 1") } }
+        let called = Countdown(1)
+        promise.whenComplete(on: queue) { (result: Result<Int, any Error>) in
+            order.withLock { $0.append("callback \(try! result.get())") }
+            called.tick()
+        }
+        let last = promise.then(on: queue) { _ in order.withLock { $0.append("then 2") } }
+        // Two derived promises and three observers: the callback is an observer, not a child.
+        #expect(String(reflecting: promise).hasSuffix("3 observers, 2 children"))
+        resolver.fulfill(7)
+        try await first.value
+        try await last.value
+        try await called.wait()
+        #expect(order.current == ["then 1", "callback 7", "then 2"])
+    }
+
     @Test("values(of:) keeps input order; firstValue(of:) cancels the losers")
     func combinators() async throws {
         let (slow, slowResolver) = Promise<Int>.pending()

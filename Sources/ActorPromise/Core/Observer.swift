@@ -288,6 +288,55 @@ final class CallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Senda
     }
 }
 
+/// A callback on a context of the caller's choice (`whenComplete`, B5): an observer, not a derived
+/// promise, since nobody can chain on what a callback returns. It runs with the task-local values
+/// captured where it was registered (R15) and takes part in its promise's ordered delivery (R2)
+/// like a handler.
+@usableFromInline
+final class ContextCallbackObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable {
+    // Safety: `body` and `taskLocals` are immutable; see `Observer` for `source`.
+    @usableFromInline let body: @Sendable (Outcome<Value>) -> Void
+    @usableFromInline let taskLocals: CapturedTaskLocals?
+
+    @inlinable
+    init(
+        context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        _ body: @escaping @Sendable (Outcome<Value>) -> Void
+    ) {
+        self.body = body
+        self.taskLocals = taskLocals
+        super.init(context: context) { item in
+            // Safety: an observer passes itself to its runner.
+            let observer = unsafeDowncast(item, to: ContextCallbackObserver.self)
+            if let outcome = observer.receivedOutcome() {
+                if let taskLocals = observer.taskLocals {
+                    taskLocals.bind { observer.body(outcome) }
+                } else {
+                    observer.body(outcome)
+                }
+            }
+            observer.endDelivery()
+        }
+    }
+
+    /// A context dropped the callback without running it (a stopped run loop): it is never called,
+    /// and the drop is reported as a dropped handler's is (L1, R8). A delivery it was to end ends.
+    @usableFromInline
+    override func discard() {
+        endDelivery()
+        detachSource()
+        PromiseDiagnostics.reportAbandoned(PromiseError.handlerDropped())
+    }
+
+    /// An operation queue cancelled the callback before it ran: it is never called, and nothing is
+    /// reported (the caller cancelled it).
+    @usableFromInline
+    func cancelWhileQueued() {
+        endDelivery()
+        detachSource()
+    }
+}
+
 /// A party that takes the outcomes of several promises by their index (a combinator).
 @usableFromInline
 protocol IndexedOutcomeReceiver<Value>: AnyObject, Sendable {
