@@ -27,7 +27,8 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
 
     /// Schedules `action` at the current manual time plus `delay`; it runs during an ``advance(by:)`` that reaches it.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-        let handle = ScheduledAction(action, queue: self)
+        let handle = ScheduledAction(action)
+        handle.queue = self
         state.withLock { state in
             state.sequence += 1
             state.entries.append((state.now + max(.zero, delay), state.sequence, handle))
@@ -101,10 +102,10 @@ public final class ClockScheduler<C: Clock>: PromiseScheduler where C.Duration =
         let handle = ScheduledAction(action)
         let clock = clock
         // Cancelling the action cancels the sleep too, so the task ends at once (L2).
-        handle.attach(Task {
+        handle.task = Task {
             try? await clock.sleep(for: delay)
             if !Task.isCancelled { handle.fire() }
-        })
+        }
         return handle
     }
 }

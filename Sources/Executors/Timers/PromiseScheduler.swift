@@ -25,78 +25,55 @@ extension PromiseScheduler where Self == TimerThread {
 /// The action's closure is released as soon as it has run or been cancelled, and a cancelled
 /// action leaves its scheduler's queue at once (L2): a timer whose promise settled early holds no
 /// memory until its deadline.
-public final class ScheduledAction: Sendable {
-    /// Where the action is. It leaves `pending` once, to `started` (``fire()``) or `cancelled`,
-    /// and the closure and the sleeping task leave with that one transition: each is run or
-    /// cancelled by exactly one caller, after the lock is left.
-    private enum State {
-        case pending(action: @Sendable () -> Void, task: Task<Void, Never>?)
-        case started
-        case cancelled
-    }
-
-    private let state: Mutex<State>
+public final class ScheduledAction: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): `state` is atomic, and the one caller that moves it away from
+    // pending (`fire` or `cancel`) is the only one to touch `action` after `init`. `queue` and
+    // `task` are written by the scheduler before it hands the action out, and only the winning
+    // `cancel` reads them afterwards. `queueIndex` belongs to
+    // the queue and is guarded by its lock.
+    private let state = Atomic<State>(.pending)
+    @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
     /// The queue to leave when cancelled.
-    private weak let queue: (any ScheduledActionQueue)?
-    /// The action's place in its queue, kept by the queue under the queue's lock (which orders
-    /// the accesses: relaxed loads and stores suffice).
-    package let queueIndex = Atomic<Int>(-1)
+    package weak var queue: (any ScheduledActionQueue)?
+    /// The sleeping task to cancel when cancelled (``ClockScheduler``).
+    @exclusivity(unchecked) package var task: Task<Void, Never>?
+    /// The action's place in `queue`, kept by the queue under its lock.
+    @exclusivity(unchecked) package var queueIndex = -1
+
+    /// Where the action is: it leaves `pending` once, to `started` (``fire()``) or `cancelled`.
+    private enum State: UInt8, AtomicRepresentable {
+        case pending, started, cancelled
+    }
 
     /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
-    public convenience init(_ action: @escaping @Sendable () -> Void) { self.init(action, queue: nil) }
-
-    /// Creates a handle for `action` that leaves `queue` when cancelled.
-    package init(_ action: @escaping @Sendable () -> Void, queue: (any ScheduledActionQueue)?) {
-        state = Mutex(.pending(action: action, task: nil))
-        self.queue = queue
-    }
-
-    /// Gives the action the task that sleeps until its deadline (``ClockScheduler``): cancelling
-    /// the action cancels the task. A task attached after the action was cancelled is cancelled
-    /// at once.
-    package func attach(_ task: Task<Void, Never>) {
-        let attached = state.withLock { state in
-            guard case .pending(let action, nil) = state else { return false }
-            state = .pending(action: action, task: task)
-            return true
-        }
-        if !attached { task.cancel() }
-    }
-
-    /// Moves the state on to `next` if the action is pending, and returns what it was. The
-    /// closure leaves the lock in the returned value and is released by the caller, so that
-    /// nothing its captures' `deinit`s do runs with the lock held.
-    private func leavePending(for next: State) -> State {
-        state.withLock { state in
-            let previous = state
-            if case .pending = previous { state = next }
-            return previous
-        }
-    }
+    public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
 
     /// Cancels the action if it has not started; returns whether it had not.
     ///
     /// The action's closure and its place in the scheduler are released now, not at the deadline.
     @discardableResult
     public func cancel() -> Bool {
-        guard case .pending(_, let task) = leavePending(for: .cancelled) else { return false }
+        guard state.compareExchange(expected: .pending, desired: .cancelled, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        action = nil
         queue?.remove(self)
         task?.cancel()
+        task = nil
         return true
     }
 
     /// Whether ``cancel()`` won before the action started.
-    public var isCancelled: Bool {
-        state.withLock { state in
-            if case .cancelled = state { return true }
-            return false
-        }
-    }
+    public var isCancelled: Bool { state.load(ordering: .acquiring) == .cancelled }
 
     /// Runs the action unless it was cancelled or has already run. For schedulers.
     public func fire() {
-        guard case .pending(let action, _) = leavePending(for: .started) else { return }
-        action()
+        guard state.compareExchange(expected: .pending, desired: .started, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        let runnable = action
+        action = nil
+        runnable?()
     }
 }
 

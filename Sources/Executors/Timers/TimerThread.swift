@@ -21,7 +21,8 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable
         if let interceptor = ThreadState.withCurrent({ $0.interceptor }) {
             return interceptor.clock.schedule(after: delay, action)
         }
-        let handle = ScheduledAction(action, queue: self)
+        let handle = ScheduledAction(action)
+        handle.queue = self
         let deadline = monotonicSeconds() + max(0, seconds(delay))
         timers.withLockWakingWaiters { $0.push(deadline: deadline, action: handle) }
         return handle
@@ -81,20 +82,20 @@ struct TimerHeap: Sendable {
 
     /// Removes `action` if it is still queued.
     mutating func remove(_ action: ScheduledAction) {
-        let index = action.queueIndex.load(ordering: .relaxed)
+        let index = action.queueIndex
         guard index >= 0, index < heap.count, heap[index].action === action else { return }
         remove(at: index)
     }
 
     private mutating func place(_ entry: Entry, at index: Int) {
         heap[index] = entry
-        entry.action.queueIndex.store(index, ordering: .relaxed)
+        entry.action.queueIndex = index
     }
 
     @discardableResult
     private mutating func remove(at index: Int) -> Entry {
         let removed = heap[index]
-        removed.action.queueIndex.store(-1, ordering: .relaxed)
+        removed.action.queueIndex = -1
         let last = heap.removeLast()
         if index < heap.count {
             place(last, at: index)
