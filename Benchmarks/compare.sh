@@ -28,6 +28,7 @@ read -r nio_w3_i nio_w3_m < <(per_unit nio w3 1)
 read -r ap_w1q_i ap_w1q_m < <(per_unit actorpromise w1q 100)
 read -r ap_w1o_i ap_w1o_m < <(per_unit actorpromise w1o 100)
 read -r ap_w2_i ap_w2_m < <(per_unit actorpromise w2 1000)
+read -r ap_w2c_i ap_w2c_m < <(per_unit actorpromise w2c 1000)
 read -r tl_w1_i tl_w1_m < <(per_unit actorpromise-tasklocal w1 100)
 read -r tl_w2_i tl_w2_m < <(per_unit actorpromise-tasklocal w2 1000)
 read -r nio_w2_i nio_w2_m < <(per_unit nio w2 1000)
@@ -93,6 +94,7 @@ row "W3 allocations/promise (global pool)" "$ap_w3_m" "$nio_w3_m" "$(ratio "$ap_
 row "W1 instr/link on a SerialQueue vs NIO" "$ap_w1q_i" "$nio_w1_i" "$(ratio "$ap_w1q_i" "$nio_w1_i")" "(info)" ""
 row "W1 instr/link on an OperationExecutor vs NIO" "$ap_w1o_i" "$nio_w1_i" "$(ratio "$ap_w1o_i" "$nio_w1_i")" "(info)" ""
 row "W2 instr/handler, fan-out of 1,000 vs NIO" "$ap_w2_i" "$nio_w2_i" "$(ratio "$ap_w2_i" "$nio_w2_i")" "<=1.5x" "$(verdict "$ap_w2_i/$nio_w2_i" 1.5)"
+row "W2c instr/handler, whenComplete vs NIO whenSuccess" "$ap_w2c_i" "$nio_w2_i" "$(ratio "$ap_w2c_i" "$nio_w2_i")" "(info)" ""
 row "W1 instr/link, 1 task-local key (R15) vs none" "$tl_w1_i" "$ap_w1_i" "$(ratio "$tl_w1_i" "$ap_w1_i")" "(info)" ""
 row "W1 allocations/link, 1 task-local key vs none" "$tl_w1_m" "$ap_w1_m" "$(ratio "$tl_w1_m" "$ap_w1_m")" "(info)" ""
 row "W2 instr/handler, 1 task-local key vs none" "$tl_w2_i" "$ap_w2_i" "$(ratio "$tl_w2_i" "$ap_w2_i")" "(info)" ""

@@ -23,8 +23,12 @@ WORKLOADS = {
     # W1 in NIO's shape: each chain built and fulfilled inside a job on the pool, as NIO's is
     # built inside `loop.execute` (information, no bar: see Benchmarks/README.md).
     "w1p": (("nio",), 100, 2_000, 12_000, "link"),
+    # W1 against NIO in W1's shape: NIO's chain built by the caller, off the loop (information).
+    "w1c": (("nio",), 100, 2_000, 12_000, "link"),
     "w2": (("nio", "nio-map"), 1_000, 100, 600, "handler"),
     "w2p": (("nio",), 1_000, 100, 600, "handler"),
+    # W2 with `whenComplete` callbacks, which derive nothing, as NIO's `whenSuccess` reference does.
+    "w2c": (("nio",), 1_000, 100, 600, "handler"),
     "w3": (("nio",), 1, 20_000, 120_000, "promise"),
     "w4": (("nio",), 10_000, 5, 30, "input"),
     "w5": (("checked-continuation",), 1, 1_000_000, 6_000_000, "await"),

@@ -106,6 +106,21 @@ enum ActorPromiseWorkloads {
         }
     }
 
+    /// W2 with callbacks: `handlers` `whenComplete` callbacks on one pending promise, fulfil, wait
+    /// for all. The shape of NIO's W2 reference (`whenSuccess`), which derives nothing either.
+    static func callbackFanOut(iterations: Int, handlers: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let (root, resolver) = Promise<Int>.pending()
+            let remaining = Counter(handlers)
+            for _ in 0..<handlers {
+                root.whenComplete { (_: Result<Int, any Error>) in if remaining.decrement() == 0 { done.signal() } }
+            }
+            resolver.fulfill(1)
+            done.wait()
+        }
+    }
+
     /// W7: a hop to a serial queue and a signal back.
     static func serialHop(iterations: Int) {
         let queue = SerialQueue(label: "w7")

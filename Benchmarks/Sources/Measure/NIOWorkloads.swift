@@ -25,6 +25,25 @@ enum NIOWorkloads {
         }
     }
 
+    /// W1 in this library's shape: the chain built and its root succeeded by the caller's thread,
+    /// off the loop, as W1 builds its chain (information beside the reference). Off the loop, each
+    /// `map` hands its registration to the loop (`execute`).
+    static func chainBuiltByCaller(iterations: Int, links: Int) {
+        let loop = group.next()
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            let promise = loop.makePromise(of: Int.self)
+            var tail = promise.futureResult
+            for _ in 0..<links { tail = tail.map { $0 + 1 } }
+            tail.whenSuccess { value in
+                precondition(value == links)
+                done.signal()
+            }
+            promise.succeed(0)
+            done.wait()
+        }
+    }
+
     /// W2 reference: one promise, `handlers` callbacks, succeed, wait for all (on the loop).
     static func fanOut(iterations: Int, handlers: Int) {
         let loop = group.next()

@@ -2,7 +2,9 @@
 // `compare.sh` runs it under callgrind at two sizes and subtracts, so start-up costs cancel out.
 //
 //   Measure <workload> <library> <iterations>
-//   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w1o (on an OperationExecutor)   w1p (W1 built inside a pool job, NIO's shape)   w2 (1,000-handler fan-out)   w2p (W2 in NIO's shape)
+//   workload: w1 (100-link chain)   w1q (100-link chain on a serial queue)   w1o (on an OperationExecutor)   w1p (W1 built inside a pool job, NIO's shape)
+//             w1c (W1; its NIO peer built by the caller off the loop, W1's shape)   w2 (1,000-handler fan-out)   w2p (W2 in NIO's shape)
+//             w2c (W2 with `whenComplete` callbacks: NIO's reference shape, `whenSuccess`, derives nothing either)
 //             w3 (create, fulfil, one handler)   w5 (await a settled promise)
 //             w5x (await a promise fulfilled on another thread)   w6 (bytes per pending promise)
 //             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
@@ -43,6 +45,8 @@ case ("w1", "actorpromise-inline"): ActorPromiseWorkloads.chain(iterations: iter
 case ("w1", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
 case ("w1p", "actorpromise"): ActorPromiseWorkloads.chainBuiltOnPool(iterations: iterations, links: 100)
 case ("w1p", "nio"): NIOWorkloads.chain(iterations: iterations, links: 100)
+case ("w1c", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: .global)
+case ("w1c", "nio"): NIOWorkloads.chainBuiltByCaller(iterations: iterations, links: 100)
 case ("w1q", "actorpromise"): ActorPromiseWorkloads.chain(iterations: iterations, links: 100, on: SerialQueue(label: "w1q"))
 case ("w1o", "actorpromise"): ActorPromiseWorkloads.chain(
     iterations: iterations, links: 100, on: OperationExecutor(label: "w1o", maxConcurrentCount: 1))
@@ -50,6 +54,8 @@ case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations
 case ("w1", "actorpromise-tasklocal"): TaskLocalWorkloads.chain(iterations: iterations)
 case ("w2", "actorpromise-tasklocal"): TaskLocalWorkloads.fanOut(iterations: iterations)
 case ("w2", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
+case ("w2c", "actorpromise"): ActorPromiseWorkloads.callbackFanOut(iterations: iterations, handlers: 1_000)
+case ("w2c", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w2p", "actorpromise"): ActorPromiseWorkloads.fanOutBuiltOnPool(iterations: iterations, handlers: 1_000)
 case ("w2", "nio-map"): NIOWorkloads.fanOutMap(iterations: iterations, handlers: 1_000)
 case ("w2p", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
