@@ -237,7 +237,7 @@ public final class PromiseTestRuntime: Sendable {
     }
 }
 
-extension PromiseTestRuntime: JobInterceptor {
+extension PromiseTestRuntime: TimerInterceptor {
     package func enqueue(_ item: any Runnable, on context: any ExecutionContext, ordered: Bool) {
         schedule.withLockWakingWaiters { $0.push(item, on: context, ordered: ordered) }
     }

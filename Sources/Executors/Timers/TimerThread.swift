@@ -18,8 +18,8 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable
 
     /// Schedules `action` on the timer thread after `delay` of real time.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-        if let interceptor = ThreadState.withCurrent({ $0.interceptor }) {
-            return interceptor.clock.schedule(after: delay, action)
+        if let interceptor = ThreadState.withCurrent({ $0.interceptor }), let timers = interceptor as? any TimerInterceptor {
+            return timers.clock.schedule(after: delay, action)
         }
         let handle = ScheduledAction(action)
         handle.queue = self
