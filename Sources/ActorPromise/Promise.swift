@@ -89,7 +89,9 @@ public struct Promise<Value: Sendable>: Sendable {
     ) -> Promise<Value> {
         Promise(core: PromiseCore(
             PromiseStateMachine(hook: .lazy), tracksInterest: tracksInterest,
-            link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body)))), site: PromiseSite(fileID: fileID, line: line)))
+            link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body))), runner: { object in
+                Link.promise(object, as: Value.self).runLazyBody()
+            }), site: PromiseSite(fileID: fileID, line: line)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this

@@ -101,3 +101,25 @@ extension Resolver: CustomDebugStringConvertible {
     /// Loader.swift:42, 1 observer`.
     public var debugDescription: String { "Resolver<\(Value.self)> of " + core.describe(as: "Promise") }
 }
+
+/// A lazy body, as stored in the promise's hook store (see ``ErasedClosure``) until the promise is
+/// first observed (R10).
+@usableFromInline struct LazyBody<Value: Sendable> {
+    @usableFromInline let run: @Sendable (Resolver<Value>) throws -> Void
+    @inlinable init(_ run: @escaping @Sendable (Resolver<Value>) throws -> Void) { self.run = run }
+}
+
+extension StateActor where Machine == PromiseStateMachine<Value> {
+    /// Takes the lazy body out of the hook store and runs it with a fresh resolver; a thrown error
+    /// rejects the promise (R10). Called once, by the lazy link's runner.
+    @inlinable
+    nonisolated func runLazyBody() {
+        let body = link.takeBody(as: LazyBody<Value>.self).run
+        let resolver = Resolver(core: self)
+        do {
+            try body(resolver)
+        } catch {
+            resolver.reject(error)
+        }
+    }
+}

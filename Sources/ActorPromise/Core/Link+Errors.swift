@@ -10,12 +10,6 @@
     @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Out) { self.run = run }
 }
 
-/// `recover` to a promise.
-@usableFromInline struct FlatErrorBody<Out: Sendable> {
-    @usableFromInline let run: @Sendable (any Error) throws -> Promise<Out>
-    @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Promise<Out>) { self.run = run }
-}
-
 /// `catch`.
 @usableFromInline struct VoidErrorBody {
     @usableFromInline let run: @Sendable (any Error) throws -> Void
@@ -77,23 +71,6 @@ extension Link {
                 do { return try recover(body, error) } catch { return .settle(.failure(error)) }
             }
         }
-    }
-
-    /// Makes the child follow `body`'s promise for a rejection that `policy` handles.
-    @inlinable
-    static func flatRecover<Out: Sendable>(
-        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
-        body: consuming @escaping @Sendable (any Error) throws -> Promise<Out>
-    ) -> Link {
-        Link(
-            context: context, taskLocals: taskLocals, body: ErasedClosure(FlatErrorBody(body)), policy: policy,
-            allErrors: { runFlatRecover($0, Out.self, .allErrors) },
-            exceptCancellation: { runFlatRecover($0, Out.self, .allErrorsExceptCancellation) })
-    }
-
-    @inlinable @inline(__always)
-    static func runFlatRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
-        runRecovery(object, policy, as: FlatErrorBody<Out>.self) { body, error in .follow(try body.run(error)) }
     }
 
     /// Calls `body` with a rejection that `policy` handles; the child is fulfilled with `()`

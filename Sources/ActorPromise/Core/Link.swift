@@ -33,8 +33,14 @@ struct Link: ~Copyable {
     @inlinable init() {}
 
     /// The link of a lazy promise: its body waits in the handler slot, which a promise made with
-    /// a resolver never uses for a handler (see `CoreHooks`).
-    @inlinable init(lazyBody: consuming ErasedClosure) { body = lazyBody }
+    /// a resolver never uses for a handler (see `CoreHooks`), and `runner` runs it when the
+    /// promise is first observed (R10). A lazy promise has no handler, and it can start
+    /// following another promise only through the resolver its body gets, after the runner left.
+    @inlinable
+    init(lazyBody: consuming ErasedClosure, runner: @escaping @Sendable (AnyObject) -> Void) {
+        body = lazyBody
+        self.runner = runner
+    }
 
     /// Moves the handler out, as the `Body` it was stored as (see ``ErasedClosure``), and leaves
     /// the slot empty: the handler changes hands without reference counting (a copy and the
@@ -141,12 +147,6 @@ func haveSameBits<T>(_ a: inout T, _ b: inout T) -> Bool {
     @inlinable init(_ run: @escaping @Sendable (In) throws -> Void) { self.run = run }
 }
 
-/// A handler that returns a promise to follow (R3).
-@usableFromInline struct FlatBody<In, Out: Sendable> {
-    @usableFromInline let run: @Sendable (In) throws -> Promise<Out>
-    @inlinable init(_ run: @escaping @Sendable (In) throws -> Promise<Out>) { self.run = run }
-}
-
 /// A handler of the parent's whole outcome.
 @usableFromInline struct OutcomeBody<In: Sendable, Out: Sendable> {
     @usableFromInline let run: @Sendable (Outcome<In>) -> LinkStep<Out>
@@ -157,7 +157,7 @@ func haveSameBits<T>(_ a: inout T, _ b: inout T) -> Bool {
 @usableFromInline
 enum LinkStep<Out: Sendable> {
     case settle(Outcome<Out>)
-    case follow(Promise<Out>)
+    case follow(PromiseCore<Out>)
 }
 
 extension Link {
@@ -279,7 +279,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         guard let outcome = outcomeObservingCancellation(In.self) else { return }
         switch body(outcome) {
         case .settle(let outcome): settle(outcome)
-        case .follow(let promise): adopt(promise.core)
+        case .follow(let source): adopt(source)
         }
     }
 

@@ -365,47 +365,6 @@ final class IndexedObserver<Receiver: IndexedOutcomeReceiver>: Observer<Receiver
     }
 }
 
-extension Promise {
-    /// Calls `body` with the outcome on the settling thread, without deriving a promise. `body`
-    /// must be quick and must not block. For the bridge module. The observer counts as a
-    /// dependent that never stops waiting, so the promise never loses interest because of it.
-    @inlinable
-    package func observe(_ body: @escaping @Sendable (Outcome<Value>) -> Void) {
-        core.observe(CallbackObserver.make(body))
-    }
-
-    /// A child that settles exactly as this promise does, so that cancelling it cancels only
-    /// that branch.
-    @inlinable
-    package func branch() -> Promise<Value> {
-        derive(on: .inline) { .settle($0) }
-    }
-
-    /// The outcome if settled, read without the gate. For the bridge module.
-    @inlinable
-    package var settledOutcome: Outcome<Value>? { core.settledOutcome }
-
-    /// The outcome if settled, read without the gate by a party that takes it — an awaiter or a
-    /// blocking `wait` — so a rejection read this way counts as handled (R14). Only a rejection
-    /// pays for that.
-    @inlinable
-    package var takenSettledOutcome: Outcome<Value>? {
-        guard let outcome = core.settledOutcome else { return nil }
-        if case .failure = outcome { takesEveryOutcome() }
-        return outcome
-    }
-}
-
-extension Promise {
-    /// Marks this promise as observed by a party that takes every outcome — a callback API at the
-    /// end of a chain (`whenComplete`) — so that its rejection is not reported as unhandled (R14).
-    /// It counts as a dependent that never stops waiting, like ``observe(_:)``.
-    @inlinable
-    package func takesEveryOutcome() {
-        core.addDependent()
-    }
-}
-
 // MARK: - The awaiter
 
 
@@ -469,32 +428,29 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     }
 }
 
-extension Promise {
-    /// Waits for the outcome without throwing; the awaiting task's cancellation resumes the wait
-    /// at once with ``PromiseError/Code/cancelled`` and tells the promise it lost this waiter.
-    /// For the bridge module (`value`, `outcome`).
-    @inlinable
-    package func awaitOutcome() async -> Outcome<Value> {
-        let observer = AwaitObserver<Value>.make()
-        let core = self.core
-        return await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                observer.continuation = continuation
-                core.observe(observer)
-                let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
-                if armed { return }
-                observer.continuation = nil
-                observer.phase.store(AwaitPhase.resumed, ordering: .relaxed)
-                if phase == AwaitPhase.deliveredEarly, let outcome = observer.receivedOutcome() {
-                    continuation.resume(returning: outcome)
-                } else {
-                    continuation.resume(returning: .failure(PromiseError.cancelled()))
-                    loseInterest(core)
-                }
+/// Waits for `core`'s outcome without throwing; the awaiting task's cancellation resumes the wait
+/// at once with ``PromiseError/Code/cancelled`` and tells the promise it lost this waiter.
+/// `Promise.awaitOutcome()` calls it for the bridge module (`value`, `outcome`).
+@inlinable
+func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome<Value> {
+    let observer = AwaitObserver<Value>.make()
+    return await withTaskCancellationHandler {
+        await withUnsafeContinuation { continuation in
+            observer.continuation = continuation
+            core.observe(observer)
+            let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
+            if armed { return }
+            observer.continuation = nil
+            observer.phase.store(AwaitPhase.resumed, ordering: .relaxed)
+            if phase == AwaitPhase.deliveredEarly, let outcome = observer.receivedOutcome() {
+                continuation.resume(returning: outcome)
+            } else {
+                continuation.resume(returning: .failure(PromiseError.cancelled()))
+                loseInterest(core)
             }
-        } onCancel: {
-            if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }
-            if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core) }
         }
+    } onCancel: {
+        if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }
+        if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core) }
     }
 }

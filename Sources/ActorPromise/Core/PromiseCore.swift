@@ -449,7 +449,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
         // The lazy body waits in the promise's hook store (see `CoreHooks`); the rare effects
         // (cancellation, adoption) share one box: the common path tests a bit and the box once.
-        if effects.runsLazyBody { runLazyBody(link.takeBody(as: LazyBody<Value>.self).run) }
+        if effects.runsLazyBody { runLazyRunner() }
         if effects.reportsAbandonment { reportAbandoned() }
         let rare = effects.rare
         if let rare {
@@ -480,6 +480,14 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         }
         if effects.reportDone { reportDone() }
         if effects.reattach { reattachUpward(from: self) }
+    }
+
+    /// Runs the lazy link's runner, written with the promise where `Resolver` is known: it takes
+    /// the body from the hook store and runs it with a fresh resolver (R10). Out of line: rare,
+    /// and kept out of every transition's inlined `carryOut`.
+    @usableFromInline @inline(never)
+    nonisolated func runLazyRunner() {
+        if let runner = link.runner.take() { runner(self) }
     }
 
     /// Carries out what adoption decided: observing the source, or refusing it.
@@ -541,16 +549,6 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         }
     }
 
-    /// Runs a lazy body with a fresh resolver (R10).
-    @usableFromInline
-    nonisolated func runLazyBody(_ body: @Sendable (Resolver<Value>) throws -> Void) {
-        let resolver = Resolver(core: self)
-        do {
-            try body(resolver)
-        } catch {
-            resolver.reject(error)
-        }
-    }
 }
 
 extension StateActor {

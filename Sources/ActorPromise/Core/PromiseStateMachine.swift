@@ -284,12 +284,6 @@ protocol HookStore {
     func outcome<Value: Sendable>(of adoptee: any PromiseNode, as _: Value.Type) -> Outcome<Value>?
 }
 
-/// A lazy body, as stored in a ``HookStore`` (see ``ErasedClosure``).
-@usableFromInline struct LazyBody<Value: Sendable> {
-    @usableFromInline let run: @Sendable (Resolver<Value>) throws -> Void
-    @inlinable init(_ run: @escaping @Sendable (Resolver<Value>) throws -> Void) { self.run = run }
-}
-
 /// A cancellation handler, as stored in a ``HookStore`` (see ``ErasedClosure``).
 @usableFromInline struct CancelHandler {
     @usableFromInline let run: @Sendable () -> Void

@@ -78,3 +78,28 @@ extension Promise {
             link: .flatRecover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
     }
 }
+
+/// `recover` to a promise.
+@usableFromInline struct FlatErrorBody<Out: Sendable> {
+    @usableFromInline let run: @Sendable (any Error) throws -> Promise<Out>
+    @inlinable init(_ run: @escaping @Sendable (any Error) throws -> Promise<Out>) { self.run = run }
+}
+
+extension Link {
+    /// Makes the child follow `body`'s promise for a rejection that `policy` handles.
+    @inlinable
+    static func flatRecover<Out: Sendable>(
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?, policy: CatchPolicy,
+        body: consuming @escaping @Sendable (any Error) throws -> Promise<Out>
+    ) -> Link {
+        Link(
+            context: context, taskLocals: taskLocals, body: ErasedClosure(FlatErrorBody(body)), policy: policy,
+            allErrors: { runFlatRecover($0, Out.self, .allErrors) },
+            exceptCancellation: { runFlatRecover($0, Out.self, .allErrorsExceptCancellation) })
+    }
+
+    @inlinable @inline(__always)
+    static func runFlatRecover<Out: Sendable>(_ object: AnyObject, _: Out.Type, _ policy: CatchPolicy) {
+        runRecovery(object, policy, as: FlatErrorBody<Out>.self) { body, error in .follow(try body.run(error).core) }
+    }
+}

@@ -43,7 +43,7 @@ extension Promise {
     ) -> Promise<Value> {
         derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
             do {
-                return .follow(try body().then(on: .inline) { _ in try outcome.get() })
+                return .follow(try body().then(on: .inline) { _ in try outcome.get() }.core)
             } catch {
                 return .settle(.failure(error))
             }

@@ -1,6 +1,12 @@
 // The value links take their context `consuming` (it moves into the link) but their handler
 // borrowed: with a consuming handler too, the optimizer no longer keeps a chain's resolver on the
 // stack, which costs an allocation per promise to save one retain.
+/// A handler that returns a promise to follow (R3).
+@usableFromInline struct FlatBody<In, Out: Sendable> {
+    @usableFromInline let run: @Sendable (In) throws -> Promise<Out>
+    @inlinable init(_ run: @escaping @Sendable (In) throws -> Promise<Out>) { self.run = run }
+}
+
 extension Link {
     /// Runs a value handler: fulfilment → handler → child; rejection skips the handler (R4).
     @inlinable
