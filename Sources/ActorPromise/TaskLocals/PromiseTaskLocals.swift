@@ -63,24 +63,20 @@ public enum PromiseTaskLocals {
     /// key is registered, which costs one atomic load.
     @inlinable
     static func capture() -> CapturedTaskLocals? {
-        guard let keys = publishedTaskLocalKeys.load(ordering: .acquiring) else { return nil }
-        return capture(keys)
+        publishedTaskLocalKeys.withObject { capture($0) }
     }
 
     /// The values of `keys` here: the capture this thread made last if every key still holds the
     /// value it captured, a new one otherwise.
     @usableFromInline
-    static func capture(_ keys: Unmanaged<TaskLocalKeyList>) -> CapturedTaskLocals {
-        let id = ObjectIdentifier(keys.takeUnretainedValue())
+    static func capture(_ keys: TaskLocalKeyList) -> CapturedTaskLocals {
+        let id = ObjectIdentifier(keys)
         return ThreadState.withCurrent { thread in
-            if let last = thread.lastCapturedTaskLocals.map({ unsafeDowncast($0, to: CapturedTaskLocals.self) }),
-               last.isCurrent(for: id) {
+            if let last = thread.lastCapturedTaskLocals(as: CapturedTaskLocals.self), last.isCurrent(for: id) {
                 return last
             }
-            let fresh = keys._withUnsafeGuaranteedRef { list in
-                CapturedTaskLocals(keys: id, values: list.keys.map { $0.capture() })
-            }
-            thread.lastCapturedTaskLocals = fresh
+            let fresh = CapturedTaskLocals(keys: id, values: keys.keys.map { $0.capture() })
+            thread.setLastCapturedTaskLocals(fresh)
             return fresh
         }
     }
@@ -91,25 +87,21 @@ public enum PromiseTaskLocals {
         writer.withLock { _ in
             let keys = current?.keys ?? []
             guard !keys.contains(where: { $0.id == key.id }) else { return }
-            publishedTaskLocalKeys.store(.passRetained(TaskLocalKeyList(keys: keys + [key])), ordering: .releasing)
+            publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: keys + [key]))
         }
     }
 
     private static var current: TaskLocalKeyList? {
-        publishedTaskLocalKeys.load(ordering: .acquiring)?.takeUnretainedValue()
+        publishedTaskLocalKeys.withObject { $0 }
     }
 }
 
 /// The registered keys, published for readers that take no lock: registration is rare (once per
-/// key), reading happens at every handler registration. `nil` until a key is registered; a global
-/// with a constant initial value, so reading it needs no lazy-initialization check.
-///
-/// Safety of the unmanaged reference: every list ever published is retained once and never
-/// released — immortal — so a reader that loaded an old list can always use it. A list is replaced
-/// only when a new key is registered, so the lists kept alive number the distinct keys (a handful
-/// in a process).
+/// key), reading happens at every handler registration. Empty until a key is registered. Every
+/// list published stays allocated (see ``ImmortalCell``): a list is replaced only when a new key is
+/// registered, so the lists kept number the distinct keys (a handful in a process).
 @usableFromInline
-let publishedTaskLocalKeys = Atomic<Unmanaged<TaskLocalKeyList>?>(nil)
+let publishedTaskLocalKeys = ImmortalCell<TaskLocalKeyList>()
 
 /// One published list of keys; immutable.
 @usableFromInline

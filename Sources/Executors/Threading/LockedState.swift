@@ -1,3 +1,4 @@
+import Synchronization
 /// State that one thread at a time may touch: a value and the lock that guards it, in one object.
 ///
 /// The library's lock-guarded types keep their mutable fields in one of these instead of pairing a
@@ -172,5 +173,32 @@ package final class LockedIterator<Element: Sendable>: @unchecked Sendable {
             return nil
         }
         return then(element)
+    }
+}
+
+/// A process-wide reference that changes rarely and is read often, without a lock: every object
+/// published is retained once and never released (immortal), so a reader uses the one it loaded
+/// without retaining it, however late it reads. For registries that change a handful of times in
+/// a process's life (the task-local keys to propagate): each published object stays allocated.
+@usableFromInline
+package struct ImmortalCell<Object: AnyObject & Sendable>: ~Copyable, Sendable {
+    // Safety of the unmanaged reference: `publish` retains each object once and nothing releases
+    // it, so any object a reader loads (acquiring, paired with the releasing store) is alive.
+    @usableFromInline let slot = Atomic<Unmanaged<Object>?>(nil)
+
+    /// An empty cell.
+    @inlinable package init() {}
+
+    /// Calls `body` with the object published last, without retaining it; `nil` if none was.
+    /// One atomic load when the cell is empty.
+    @inlinable
+    package func withObject<Result>(_ body: (Object) -> Result) -> Result? {
+        guard let object = slot.load(ordering: .acquiring) else { return nil }
+        return object._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Publishes `object`, which is never released. Writers take their own lock.
+    package func publish(_ object: Object) {
+        slot.store(.passRetained(object), ordering: .releasing)
     }
 }

@@ -37,13 +37,22 @@ package final class ThreadState {
     /// test here (see ``JobInterceptor``).
     @exclusivity(unchecked) package var interceptor: (any JobInterceptor)?
     /// The task-local values this thread captured last for a handler (R15), kept weakly so that
-    /// registrations that follow with the same values share them: the promise module's, opaque here.
-    /// (Reached through accessors compiled here: read directly from the promise module, the weak
-    /// field paid the runtime's dynamic exclusivity check, which this attribute turns off.)
-    package var lastCapturedTaskLocals: AnyObject? {
-        get { lastCapture }
-        set { lastCapture = newValue }
+    /// registrations that follow with the same values share them: the promise module's object, of
+    /// its one capture type, opaque here. The weak field is read and written by accessors compiled
+    /// here: read directly from the promise module, it paid the runtime's dynamic exclusivity check,
+    /// which its attribute turns off.
+    @inlinable
+    package func lastCapturedTaskLocals<Capture: AnyObject>(as _: Capture.Type) -> Capture? {
+        // Safety of the downcast: the promise module is the one writer (through
+        // `setLastCapturedTaskLocals`), and it stores its capture type only, which it reads back.
+        // Inlined, so that the cast costs nothing; the weak load stays in the getter below.
+        guard let capture = lastCapturedObject else { return nil }
+        return unsafeDowncast(capture, to: Capture.self)
     }
+    /// The weak load, compiled here (see above).
+    @usableFromInline package var lastCapturedObject: AnyObject? { lastCapture }
+    /// Remembers `capture` (weakly) as the thread's last capture of task-local values.
+    package func setLastCapturedTaskLocals(_ capture: AnyObject) { lastCapture = capture }
     @exclusivity(unchecked) private weak var lastCapture: AnyObject?
 
     private init() {}
