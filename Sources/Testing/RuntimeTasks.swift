@@ -29,7 +29,7 @@ private final class AsyncRunState: Sendable {
     /// The body returned or threw.
     let finished = Atomic<Bool>(false)
     /// Set when the hang guard gave up.
-    let stuck = Mutex<StuckRun?>(nil)
+    let stuck = LockedState<StuckRun?>(nil)
 }
 
 /// A run that cannot finish: the promise `run` drives can never settle, because nothing in the

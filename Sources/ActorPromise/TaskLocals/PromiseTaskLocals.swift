@@ -81,7 +81,7 @@ public enum PromiseTaskLocals {
         }
     }
 
-    private static let writer = Mutex<Void>(())
+    private static let writer = LockedState(())
 
     private static func add(_ key: any TaskLocalKey) {
         writer.withLock { _ in
