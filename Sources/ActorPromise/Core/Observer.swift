@@ -65,6 +65,12 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
     @usableFromInline
     func discard() { detachSource() }
 
+    /// An operation queue cancelled the observer before it ran; as ``discard()`` unless a
+    /// subclass says otherwise. (Declared here, not left to `Runnable`'s default, so that a
+    /// subclass's override is the one a context calls.)
+    @usableFromInline
+    func cancelWhileQueued() { discard() }
+
     @usableFromInline
     final func handOver(from source: AnyObject) -> any ExecutionContext {
         self.source = .passRetained(unsafeDowncast(source, to: PromiseCore<Value>.self))
@@ -331,7 +337,7 @@ final class ContextCallbackObserver<Value: Sendable>: Observer<Value>, @unchecke
     /// An operation queue cancelled the callback before it ran: it is never called, and nothing is
     /// reported (the caller cancelled it).
     @usableFromInline
-    func cancelWhileQueued() {
+    override func cancelWhileQueued() {
         endDelivery()
         detachSource()
     }
