@@ -33,9 +33,10 @@ extension Promise {
 }
 
 extension Promise {
-    /// Marks this promise as observed by a party that takes every outcome — a callback API at the
-    /// end of a chain (`whenComplete`) — so that its rejection is not reported as unhandled (R14).
-    /// It counts as a dependent that never stops waiting, like ``observe(_:)``.
+    /// Marks this promise as observed by a party that takes every outcome without registering an
+    /// observer — an awaiter or a blocking `wait` that found it settled — so that its rejection is
+    /// not reported as unhandled (R14). It counts as a dependent that never stops waiting, like
+    /// ``observe(_:)``.
     @inlinable
     package func takesEveryOutcome() {
         core.addDependent()
