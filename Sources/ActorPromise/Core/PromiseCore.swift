@@ -548,7 +548,6 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             PromiseDiagnostics.reportAbandoned(error)
         }
     }
-
 }
 
 extension StateActor {

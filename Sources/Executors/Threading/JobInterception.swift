@@ -1,7 +1,7 @@
 /// Takes over the jobs one thread submits to execution contexts (and, as a
 /// ``TimerInterceptor``, the timers it schedules on the system clock): the test runtime of
-/// `ActorPromiseTesting` while it drives a test on that thread (``ThreadState/interceptor``). Other threads are untouched: there is no process-wide
-/// switch.
+/// `ActorPromiseTesting` while it drives a test on that thread (``ThreadState/interceptor``).
+/// Other threads are untouched: there is no process-wide switch.
 package protocol JobInterceptor: AnyObject, Sendable {
     /// Queues `item`, submitted to `context`, to run when the interceptor chooses: in submission
     /// order among the context's items if `ordered` (a serial context), else in any order (a

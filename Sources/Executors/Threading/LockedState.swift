@@ -1,4 +1,5 @@
 import Synchronization
+
 /// State that one thread at a time may touch: a value and the lock that guards it, in one object.
 ///
 /// The library's lock-guarded types keep their mutable fields in one of these instead of pairing a
