@@ -107,7 +107,9 @@ enum ActorPromiseWorkloads {
     }
 
     /// W2 with callbacks: `handlers` `whenComplete` callbacks on one pending promise, fulfil, wait
-    /// for all. The shape of NIO's W2 reference (`whenSuccess`), which derives nothing either.
+    /// for all. The shape of NIO's W2 reference (`whenSuccess`), which derives nothing either. A
+    /// copy of W2 with one line changed, not a registration closure passed to one driver: W2 is
+    /// a guarded row, and a call through a closure per handler would move its count.
     static func callbackFanOut(iterations: Int, handlers: Int) {
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<iterations {

@@ -27,7 +27,8 @@ enum NIOWorkloads {
 
     /// W1 in this library's shape: the chain built and its root succeeded by the caller's thread,
     /// off the loop, as W1 builds its chain (information beside the reference). Off the loop, each
-    /// `map` hands its registration to the loop (`execute`).
+    /// `map` hands its registration to the loop (`execute`). A copy of the reference's body, run
+    /// outside `loop.execute`, so that the reference itself stays as it was measured.
     static func chainBuiltByCaller(iterations: Int, links: Int) {
         let loop = group.next()
         let done = DispatchSemaphore(value: 0)
