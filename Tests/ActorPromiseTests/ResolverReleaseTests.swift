@@ -9,20 +9,19 @@ import Testing
 /// order is fixed rather than raced for.
 @Suite("R8 a resolver released while its promise's gate is busy", .serialized)
 struct ResolverReleaseTests {
-    /// Abandonment reports naming `line` of this file (debug builds, which record sites; other
-    /// suites' reports arrive too and name other sites).
-    final class Reports: Sendable {
-        let sites = Locked<[String?]>([])
+    /// Abandonment reports naming `line` of this file since the test began (debug builds, which
+    /// record sites; other suites' reports arrive too and name other sites).
+    struct Reports {
+        let start: Int
         func count(line: Int) -> Int {
-            sites.current.filter { $0 == "ActorPromiseTests/ResolverReleaseTests.swift:\(line)" }.count
+            AbandonmentLog.reports(site: "ActorPromiseTests/ResolverReleaseTests.swift:\(line)", since: start).count
         }
     }
 
+    /// Runs `body` with the process's abandonment log installed (``AbandonmentLog``).
     func recordingAbandonments(_ body: (Reports) async throws -> Void) async throws {
-        let reports = Reports()
-        PromiseDiagnostics.abandonmentHandler = { error in reports.sites.withLock { $0.append(error.site) } }
-        defer { PromiseDiagnostics.abandonmentHandler = nil }
-        try await body(reports)
+        AbandonmentLog.install()
+        try await body(Reports(start: AbandonmentLog.count))
     }
 
     /// Runs `body` while the test holds `promise`'s gate, as another thread working on the promise
