@@ -56,6 +56,7 @@ package struct RingQueue<Element: Sendable>: Sendable {
     }
 
     /// Calls `body` with each queued item, oldest first.
+    @inlinable
     package func forEach(_ body: (Element) -> Void) {
         guard let ring else { return }
         for index in 0..<ring.count { body(ring.slot(at: index).assumingMemoryBound(to: Element.self).pointee) }

@@ -55,6 +55,10 @@ struct ChildSetTests {
             func handOver(from source: AnyObject) -> any ExecutionContext { .inline }
             func endsDeliveryWhenRun() {}
             var slotInParent = UInt32.max
+            func enterGateIfFree() -> GateEntry? { nil }
+            func leaveGate(_ entry: GateEntry) {}
+            func detachChild(_ child: any PromiseNode) -> Bool { false }
+            func attachChild(_ child: any PromiseNode) {}
         }
         var watched: [Weak] = []
         do {

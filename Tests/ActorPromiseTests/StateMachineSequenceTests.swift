@@ -104,6 +104,7 @@ struct StateMachineSequenceTests {
             if model.cancelledAfterSource { expected.insert(.cancelledAfterSource) }
             if model.start.tracksInterest { expected.insert(.tracksInterest) }
             if model.observesInline { expected.insert(.runsInline) }
+            if model.isFollowing { expected.insert(.following) }
             check("status", status.rawValue, expected.rawValue)
         }
         return differences.isEmpty ? nil : differences.joined(separator: "; ")

@@ -170,3 +170,11 @@ protocol TreeHolder: PromiseNode {
     func continueTree(_ step: TreeStep)
     func runJobHoldingGate(_ job: UnownedJob)
 }
+
+/// A gate entered by a caller that leaves it later, through another call: the thread's isolation
+/// record from before the entry, which the leave restores (debug builds keep the record).
+@usableFromInline
+struct GateEntry {
+    @usableFromInline let outer: UnsafeRawPointer?
+    @inlinable init(outer: UnsafeRawPointer?) { self.outer = outer }
+}

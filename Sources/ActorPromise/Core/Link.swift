@@ -222,6 +222,14 @@ extension StateActor: Runnable, OutcomeObserver {
 
     @usableFromInline
     nonisolated func endsDeliveryWhenRun() { endsDelivery = true }
+
+    /// Whether this promise, pending, follows another (its status says so).
+    @usableFromInline
+    nonisolated var isFollowingPromise: Bool { status.load(ordering: .relaxed).contains(.following) }
+
+    /// This promise.
+    @usableFromInline
+    nonisolated var promiseNode: (any PromiseNode)? { self }
 }
 
 extension StateActor where Machine == PromiseStateMachine<Value> {
@@ -311,5 +319,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             return
         }
         send(.follow(source, follower: ObjectIdentifier(self)))
+        // A settled source settles this promise at once: no level behind it to skip any more.
+        if !source.isSettled { collapseFollowers() }
     }
 }

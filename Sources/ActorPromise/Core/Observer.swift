@@ -12,6 +12,12 @@ protocol OutcomeObserver: Runnable {
     /// Whether the observer runs on `.inline`: such observers run at once and take no part in the
     /// ordered delivery of the others (R2). Fixed at creation.
     var runsInline: Bool { get }
+    /// Whether the observer is a promise that follows another (a snapshot; `false` for a
+    /// callback, an awaiter).
+    var isFollowingPromise: Bool { get }
+    /// The observer as a promise, if it is one (a promise's state actor); `nil` for a callback,
+    /// an awaiter.
+    var promiseNode: (any PromiseNode)? { get }
 
     /// Hands the observer its settled `source` and returns the context to submit it to. The
     /// observer no longer holds that context afterwards (L1: work queued on a context must not
@@ -21,6 +27,12 @@ protocol OutcomeObserver: Runnable {
     /// Makes the observer, about to run alone on the pool, the last of its delivery: once it has
     /// run it tells its source that the delivery is over (R2).
     func endsDeliveryWhenRun()
+}
+
+extension OutcomeObserver {
+    /// Not a promise: callbacks, awaiters and the like follow nothing.
+    @inlinable var isFollowingPromise: Bool { false }
+    @inlinable var promiseNode: (any PromiseNode)? { nil }
 }
 
 /// An observer other than a derived promise.
@@ -150,6 +162,42 @@ struct ObserverList<Value: Sendable>: Sendable {
             var all: [any OutcomeObserver] = []
             observers.forEach { all.append($0) }
             return all
+        }
+    }
+
+    /// Calls `body` with each observer, in registration order.
+    @inlinable
+    func forEach(_ body: (any OutcomeObserver) -> Void) {
+        switch storage {
+        case nil: break
+        case .one(let observer): body(observer)
+        case .many(let observers): observers.forEach(body)
+        }
+    }
+
+    /// Puts `new` in the place of the observer that is `old`, and returns that observer; `nil`
+    /// (and the list unchanged) if `old` is not among the observers. The others keep their order.
+    @inlinable
+    mutating func replace(_ old: AnyObject, with new: any OutcomeObserver) -> (any OutcomeObserver)? {
+        switch storage.take() {
+        case nil:
+            return nil
+        case .one(let observer):
+            guard observer as AnyObject === old else {
+                storage = .one(observer)
+                return nil
+            }
+            storage = .one(new)
+            return observer
+        case .many(var observers):
+            var replaced: (any OutcomeObserver)?
+            observers.sift { observer in
+                guard replaced == nil, observer as AnyObject === old else { return observer }
+                replaced = observer
+                return new
+            }
+            storage = .many(observers)
+            return replaced
         }
     }
 

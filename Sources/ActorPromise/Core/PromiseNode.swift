@@ -29,6 +29,14 @@ protocol PromiseNode: OutcomeObserver {
     /// Where this promise sits in its parent's ``ChildSet``: a hint, written and read only by the
     /// thread that holds the parent's gate.
     var slotInParent: UInt32 { get set }
+    /// Enters the gate if it is free (collapsing a chain of adoptions); `nil` if it is taken.
+    func enterGateIfFree() -> GateEntry?
+    /// Leaves the gate ``enterGateIfFree()`` entered.
+    func leaveGate(_ entry: GateEntry)
+    /// Removes `child` from the children, with the gate held; returns whether it was a child.
+    func detachChild(_ child: any PromiseNode) -> Bool
+    /// Puts back a child that ``detachChild(_:)`` removed, with the gate held.
+    func attachChild(_ child: any PromiseNode)
 }
 
 /// Operations on the non-generic half of a promise's state.

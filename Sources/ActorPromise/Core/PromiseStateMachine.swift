@@ -46,8 +46,9 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable static var deliveringFlag: UInt8 { 8 }
     @inlinable static var orderedObserverFlag: UInt8 { 16 }
     @inlinable static var cancelledAfterSourceFlag: UInt8 { PromiseStatus.cancelledAfterSource.rawValue }
+    @inlinable static var followingFlag: UInt8 { PromiseStatus.following.rawValue }
     /// The flags published in the status, at its bit positions.
-    @inlinable static var publishedFlags: UInt8 { cancelledWhilePendingFlag | cancelledAfterSourceFlag }
+    @inlinable static var publishedFlags: UInt8 { cancelledWhilePendingFlag | cancelledAfterSourceFlag | followingFlag }
 
     /// What the promise does at a moment of its life other than settling (see ``Hook``).
     @inlinable var hook: Hook {
@@ -59,6 +60,12 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable var cancelledWhilePending: Bool {
         get { flags.contains(Self.cancelledWhilePendingFlag) }
         set { flags.set(Self.cancelledWhilePendingFlag, to: newValue) }
+    }
+
+    /// Whether the promise, pending, follows another (see ``PromiseStatus/following``).
+    @inlinable var isFollowing: Bool {
+        get { flags.contains(Self.followingFlag) }
+        set { flags.set(Self.followingFlag, to: newValue) }
     }
 
     /// Whether the cancellation that found the promise pending came after the promise it derives
@@ -117,6 +124,7 @@ struct PromiseStateMachine<Value: Sendable> {
         isDelivering = hasOrderedObserver
         hasOrderedObserver = false
         effects.holdsDelivery = isDelivering
+        isFollowing = false
         if hook != .none {
             hook = .none
             hooks.drop()
@@ -196,6 +204,7 @@ struct PromiseStateMachine<Value: Sendable> {
         // The follower observes its source itself, inline (see `settleFromAdoptee`): it has no
         // handler left to run on a context, so it takes no part in ordered deliveries (R2).
         tree.runsInline = true
+        isFollowing = true
         effects.adoption = AdoptionEffects(subscribeTo: source)
         return effects
     }
@@ -814,6 +823,9 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     /// Cancelled while pending, after the promise it derives from had settled: its handler, if it
     /// observes outcomes, reports that settled outcome, not the later cancel (R1, B5). Final.
     @inlinable static var cancelledAfterSource: PromiseStatus { PromiseStatus(rawValue: 64) }
+    /// Pending and following another promise (adoption): a hint for collapsing chains of
+    /// adoptions, which check the adoptee itself under ``adoptionLock``.
+    @inlinable static var following: PromiseStatus { PromiseStatus(rawValue: 128) }
     // Set when the promise is made, and published here so that the state actor needs no field
     // of its own for them: they are read without the gate.
     @inlinable static var tracksInterest: PromiseStatus { PromiseStatus(rawValue: 8) }

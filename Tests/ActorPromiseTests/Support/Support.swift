@@ -48,6 +48,9 @@ func currentThreadID() -> UInt {
 actor AsyncMutex {
     static let memoryHeavy = AsyncMutex()
     static let mainThread = AsyncMutex()
+    /// Tests that switch the collapsing of adoption chains off (process-wide), and tests that
+    /// count on it.
+    static let collapsing = AsyncMutex()
 
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
