@@ -59,6 +59,8 @@ struct ChildSetTests {
             func leaveGate(_ entry: GateEntry) {}
             func detachChild(_ child: any PromiseNode) -> Bool { false }
             func attachChild(_ child: any PromiseNode) {}
+            func holdsOnlyReferenceToParent() -> Bool { false }
+            func isSettledWithoutChildren() -> Bool { false }
         }
         var watched: [Weak] = []
         do {

@@ -9,8 +9,9 @@ import Testing
 ///
 /// A round is a loop `poll(i) = step(i).then(on: context) { done in done ? Promise(value: i) :
 /// poll(i + 1) }` whose steps the script settles (continue, finish, fail), and around it what a
-/// user can do: keep some steps and some levels (which then may not collapse), observe a kept
-/// level, cancel the loop, a kept step (settled or not) or a kept level, let a kept one go. After
+/// user can do: keep some steps, the roots some steps derive from, and some levels (which then may
+/// not collapse), observe a kept level, cancel the loop, a kept step or root (settled or not) or a
+/// kept level, let a kept one go. After
 /// each action the runtime runs until idle and the round records what a user can see: every
 /// kept promise's state, every callback's outcome in order, every step's `onCancel` count; at the
 /// end, the unhandled-rejection reports of the round's errors once everything is released (R14).
@@ -66,11 +67,15 @@ struct LoopRound {
         // it), under `run`.
         var current: (index: Int, resolver: Resolver<Bool>)?
         var keptSteps: [Int: Promise<Bool>] = [:]
+        var keptRoots: [Int: Promise<Bool>] = [:]
         var keptLevels: [Int: Promise<Int>] = [:]
         var watchedLevels: [WeakReference] = []
         var cancels: [Int: Int] = [:]
         var callbacks: [String] = []
         var keepStep: [Bool] = []
+        var keepRoot: [Bool] = []
+        /// How many promises the step derives from (0: it is the root its resolver settles).
+        var derivations: [Int] = []
         var keepLevel: [Bool] = []
         var tracksInterest: [Bool] = []
         var context: [Int] = []
@@ -97,6 +102,8 @@ struct LoopRound {
         let levels = 48
         for _ in 0..<levels {
             shared.keepStep.append(Int.random(in: 0..<4, using: &random) == 0)
+            shared.keepRoot.append(Int.random(in: 0..<5, using: &random) == 0)
+            shared.derivations.append([0, 0, 1, 2][Int.random(in: 0..<4, using: &random)])
             shared.keepLevel.append(Int.random(in: 0..<5, using: &random) == 0)
             shared.tracksInterest.append(Int.random(in: 0..<6, using: &random) != 0)
             shared.context.append(Int.random(in: 0..<3, using: &random))
@@ -106,9 +113,13 @@ struct LoopRound {
         let contexts: [any ExecutionContext] = [.inline, .global, serial]
         let made: Promise<Int>? = runtime.run { () -> Promise<Int>? in
             @Sendable func poll(_ index: Int) -> Promise<Int> {
-                let (step, resolver) = Promise<Bool>.pending(tracksInterest: shared.tracksInterest[index % levels])
+                let (root, resolver) = Promise<Bool>.pending(tracksInterest: shared.tracksInterest[index % levels])
                 resolver.onCancel { shared.cancels[index, default: 0] += 1 }
                 shared.current = (index, resolver)
+                // A step derived from the root (a request's `map`, say), once or twice.
+                var step = root
+                for _ in 0..<shared.derivations[index % levels] { step = step.then(on: .inline) { $0 } }
+                if shared.derivations[index % levels] > 0, shared.keepRoot[index % levels] { shared.keptRoots[index] = root }
                 if shared.keepStep[index % levels] { shared.keptSteps[index] = step }
                 let level = step.then(on: contexts[shared.context[index % levels]]) { done in
                     done ? Promise(value: index) : poll(index + 1)
@@ -131,7 +142,7 @@ struct LoopRound {
             runtime.run { apply(action, shared, &outer) }
             runtime.runUntilIdle()
             observe(shared, outer, after: action)
-            if outer == nil || (!outer!.isPending && shared.keptLevels.isEmpty && shared.keptSteps.isEmpty) { break }
+            if outer == nil || (!outer!.isPending && shared.keptLevels.isEmpty && shared.keptSteps.isEmpty && shared.keptRoots.isEmpty) { break }
         }
         // The end: the loop finishes if it still runs, everything is let go, and the rejections
         // nobody took are reported (R14).
@@ -142,6 +153,7 @@ struct LoopRound {
             outer = nil
             shared.keptLevels.removeAll()
             shared.keptSteps.removeAll()
+            shared.keptRoots.removeAll()
         }
         runtime.runUntilIdle()
         observe(shared, outer, after: "end")
@@ -162,6 +174,7 @@ struct LoopRound {
         }
         if outer != nil { choices.append("cancel the loop") }
         for index in shared.keptSteps.keys.sorted() { choices += ["cancel step #\(index)", "let go of step #\(index)"] }
+        for index in shared.keptRoots.keys.sorted() { choices += ["cancel root #\(index)", "let go of root #\(index)"] }
         for index in shared.keptLevels.keys.sorted() {
             choices += ["cancel level #\(index)", "observe level #\(index)", "let go of level #\(index)"]
         }
@@ -183,11 +196,16 @@ struct LoopRound {
         case "cancel":
             if action == "cancel the loop" { outer?.cancel() }
             else if words[1] == "step" { shared.keptSteps[index]?.cancel() }
+            else if words[1] == "root" { shared.keptRoots[index]?.cancel() }
             else { shared.keptLevels[index]?.cancel() }
         case "observe":
             shared.keptLevels[index]?.whenComplete(on: .inline) { shared.callbacks.append("level #\(index) \(Self.describe($0))") }
         case "let":
-            if words[3] == "step" { shared.keptSteps[index] = nil } else { shared.keptLevels[index] = nil }
+            switch words[3] {
+            case "step": shared.keptSteps[index] = nil
+            case "root": shared.keptRoots[index] = nil
+            default: shared.keptLevels[index] = nil
+            }
         default:
             break
         }
@@ -197,6 +215,7 @@ struct LoopRound {
     mutating func observe(_ shared: Shared, _ outer: Promise<Int>?, after action: String) {
         var seen = ["after \(action):", "loop \(outer.map { Self.describe($0) } ?? "let go")"]
         for (index, step) in shared.keptSteps.sorted(by: { $0.key < $1.key }) { seen.append("step #\(index) \(Self.describe(step))") }
+        for (index, root) in shared.keptRoots.sorted(by: { $0.key < $1.key }) { seen.append("root #\(index) \(Self.describe(root))") }
         for (index, level) in shared.keptLevels.sorted(by: { $0.key < $1.key }) { seen.append("level #\(index) \(Self.describe(level))") }
         seen.append("current \(shared.current.map { "#\($0.index)" } ?? "none")")
         seen.append("onCancel \(shared.cancels.sorted { $0.key < $1.key })")

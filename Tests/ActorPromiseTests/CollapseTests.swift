@@ -7,19 +7,22 @@ import Testing
 /// while the loop runs — and nothing any rule lets a user see changes (#40).
 @Suite("R3 a recursive loop collapses its chain of adoptions")
 struct CollapseTests {
-    /// A step that settles on another thread: `done` once `index` reaches `last`.
-    static func step(_ index: Int, last: Int) -> Promise<Bool> {
+    /// A step that settles on another thread: `done` once `index` reaches `last`; derived from
+    /// the promise its resolver settles `derivations` times (a request's `map`, say).
+    static func step(_ index: Int, last: Int, derivations: Int) -> Promise<Bool> {
         let (promise, resolver) = Promise<Bool>.pending()
         DispatchQueue.global().async { resolver.fulfill(index == last) }
-        return promise
+        var step = promise
+        for _ in 0..<derivations { step = step.map { $0 } }
+        return step
     }
 
-    @Test("R3 the levels behind the one in flight are freed while a 20,000-iteration loop runs")
-    func levelsFreedWhileRunning() async throws {
-        try await AsyncMutex.collapsing.withLock { try await Self.levelsFreedWhileRunning() }
+    @Test("R3 the levels behind the one in flight are freed while a 20,000-iteration loop runs", arguments: [0, 1, 3])
+    func levelsFreedWhileRunning(derivations: Int) async throws {
+        try await AsyncMutex.collapsing.withLock { try await Self.levelsFreedWhileRunning(derivations: derivations) }
     }
 
-    static func levelsFreedWhileRunning() async throws {
+    static func levelsFreedWhileRunning(derivations: Int) async throws {
         let last = 20_000
         let watched = Locked<[WeakReference]>([])
         let aliveNearTheEnd = Locked(-1)
@@ -27,7 +30,7 @@ struct CollapseTests {
             if index == last - 1 {
                 aliveNearTheEnd.withLock { $0 = watched.current.filter { $0.object != nil }.count }
             }
-            let level = step(index, last: last).then { done in done ? Promise(value: index) : poll(index + 1) }
+            let level = step(index, last: last, derivations: derivations).then { done in done ? Promise(value: index) : poll(index + 1) }
             if index > 0, index % 1_000 == 0 { watched.withLock { $0.append(WeakReference(level.core)) } }
             return level
         }

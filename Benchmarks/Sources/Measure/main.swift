@@ -10,6 +10,9 @@
 //             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
 //             w7 (serial-queue hop)   w7r (a hop to a RunLoopThread)   loop (resident bytes per pending iteration of a recursive loop)
 //             maplazy (resident bytes per element of map(_:maxConcurrency: 8) over a lazy sequence)
+//             polling, polling-release (#40's loop, steps settled on another thread: resident growth
+//             in all at the deepest point; the step in flight then settled, or released, from a
+//             512 KiB thread)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)
 //             w6h0, w6h1, w6h10 (bytes per pending promise with 0, 1, 10 handlers)
 //             callbacks, erase (the shapes of NIO's allocation guards "lots of callbacks" and
@@ -89,6 +92,8 @@ case ("callbacks", "nio"): AllocationWorkloads.lotsOfCallbacksNIO(iterations: it
 case ("erase", "actorpromise"): AllocationWorkloads.eraseResult(iterations: iterations)
 case ("erase", "nio"): AllocationWorkloads.eraseResultNIO(iterations: iterations)
 case ("loop", "actorpromise"): print(ActorPromiseWorkloads.recursiveLoopBytes(iterations: iterations))
+case ("polling", "actorpromise"): PollingLoopWorkload.run(iterations: iterations, release: false)
+case ("polling-release", "actorpromise"): PollingLoopWorkload.run(iterations: iterations, release: true)
 case ("maplazy", "actorpromise"): print(ActorPromiseWorkloads.lazyMapBytes(count: iterations))
 case ("loop", "nio"): print(NIOWorkloads.recursiveLoopBytes(iterations: iterations))
 case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterations)

@@ -69,13 +69,6 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             let outerR = next.recordIsolation()
             defer { next.gate.leave(restoring: outerR) }
             guard next.machine.outcome == nil, next.tree.adoptee.map({ $0 === follower }) ?? false else { return false }
-            // The follower's parent (the loop's step), entered through calls that hold it only
-            // while they run, so that it can be counted in between.
-            guard follower.parent == nil else {
-                guard let entry = follower.parent!.enterGateIfFree() else { return false }
-                defer { follower.parent!.leaveGate(entry) }
-                return relink(follower, of: next, to: self, into: &gone)
-            }
             return relink(follower, of: next, to: self, into: &gone)
         }
     }
@@ -118,8 +111,15 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// Moves `follower` out of the chain — `next` follows `adoptee` in its place — if nothing but
-    /// the chain holds it and its parent, and hands the chain's last reference to it to `gone`;
-    /// puts everything back otherwise. With the gates of all four held.
+    /// the chain holds it and its ancestors, and hands the chain's last reference to it to
+    /// `gone`; puts everything back otherwise. With the gates of the three held.
+    ///
+    /// The ancestors are the loop's step and, when the step was derived from another promise (a
+    /// `map` of a request, say), the promises it derives from, each held in its own parent's
+    /// children only because the level below was pending. Each is entered (tried), lets go of the
+    /// one below, and is counted; the walk stops at the first held by its child alone. Ancestors
+    /// are reached through calls that hold them only while they run, so that they can be counted
+    /// in between.
     @inlinable
     nonisolated func relink(
         _ follower: PromiseCore<Value>, of next: PromiseCore<Value>, to adoptee: PromiseCore<Value>,
@@ -135,31 +135,84 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             next.tree.setAdopteeHoldingLock(follower)
             return false
         }
-        let wasChild = follower.parent?.detachChild(follower) ?? false
-        // Counted with no reference of this function's own to either: `follower`'s first (once
-        // it is known that nothing else reaches it, nothing else reads its parent either).
-        guard isKnownUniquelyReferenced(&held), follower.holdsOnlyReferenceToParent() else {
-            if wasChild { follower.parent?.attachChild(follower) }
+        // Up the ancestors (at most `AncestorGates.capacity`): the gate entry of the ancestor
+        // `depth` levels above `follower`, and whether the one below it was its child.
+        var entries = AncestorGates()
+        var collapsed = false
+        if follower.parent == nil {
+            collapsed = isKnownUniquelyReferenced(&held)
+        } else {
+            while entries.count < AncestorGates.capacity, let entry = follower.ancestor(entries.count + 1)?.enterGateIfFree() {
+                let depth = entries.count + 1
+                // (No local holds the one below: a reference of the walk's own would count.)
+                entries.append(entry, detached: follower.ancestor(depth)!.detachChild(depth == 1 ? follower : follower.ancestor(depth - 1)!))
+                // The one below, now let go of by its parent, must be held by its own child alone:
+                // `follower` first (once nothing else reaches it, nothing else reads its parents).
+                if depth == 1 {
+                    guard isKnownUniquelyReferenced(&held) else { break }
+                } else {
+                    guard follower.holdsOnlyReferenceToAncestor(depth - 1) else { break }
+                }
+                if follower.holdsOnlyReferenceToAncestor(depth) { collapsed = true; break }
+                // Held elsewhere too: by its own parent's children only if it is settled with no
+                // child left and has a parent to let go of it; then one level up.
+                guard follower.ancestor(depth)!.isSettledWithoutChildren(), follower.ancestor(depth + 1) != nil else { break }
+            }
+        }
+        guard collapsed else {
+            // Put back as it was, from the top.
+            for depth in stride(from: entries.count, through: 1, by: -1) {
+                if entries.detached(depth) {
+                    follower.ancestor(depth)!.attachChild(depth == 1 ? follower : follower.ancestor(depth - 1)!)
+                }
+                follower.ancestor(depth)!.leaveGate(entries.entry(depth))
+            }
             _ = adoptee.machine.observers.replace(next, with: follower)
             next.tree.setAdopteeHoldingLock(follower)
             return false
         }
-        // Nothing else reaches `follower` or its parent: `follower` lets go of what it held, and
-        // both are freed once the caller has left the gates (the parent with `follower`).
+        for depth in stride(from: entries.count, through: 1, by: -1) {
+            follower.ancestor(depth)!.leaveGate(entries.entry(depth))
+        }
+        // Nothing else reaches `follower` or its ancestors: `follower` lets go of what it held,
+        // and it is freed once the caller has left the gates, its ancestors with it.
         _ = follower.machine.observers.take()
         follower.tree.setAdopteeHoldingLock(nil)
         gone = held.take()
         return true
     }
 
+    /// The promise `depth` levels above this one (1: its parent), if there is one.
+    @inlinable
+    nonisolated func ancestor(_ depth: Int) -> (any PromiseNode)? {
+        var node: (any PromiseNode)? = parent
+        for _ in 1..<max(depth, 1) { node = node?.parentNode }
+        return node
+    }
+
+    /// Whether the promise `depth` levels above this one is referenced only by the promise just
+    /// below it (its child, through `parent`).
+    @inlinable
+    nonisolated func holdsOnlyReferenceToAncestor(_ depth: Int) -> Bool {
+        depth == 1 ? holdsOnlyReferenceToParent() : ancestor(depth - 1)!.holdsOnlyReferenceToParent()
+    }
+}
+
+extension StateActor {
     /// Whether this promise's reference to its parent is the only one (or it has none).
     /// Read in place: the parent is an existential whose first word is the object.
-    @inlinable
+    @usableFromInline
     nonisolated func holdsOnlyReferenceToParent() -> Bool {
         guard parent != nil else { return true }
         return withUnsafeMutablePointer(to: &parent) { slot in
             slot.withMemoryRebound(to: AnyObject?.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
         }
+    }
+
+    /// Whether this promise is settled and holds no child, with the gate held.
+    @usableFromInline
+    nonisolated func isSettledWithoutChildren() -> Bool {
+        tree.isSettled && tree.hasNoChildren
     }
 }
 
@@ -188,4 +241,45 @@ extension StateActor {
     nonisolated func attachChild(_ child: any PromiseNode) {
         tree.insertChild(child)
     }
+}
+
+/// The gates a collapse holds up the ancestors of the level it collapses, and whether each let go
+/// of the promise below it: four at most, kept in place (an array allocated per iteration of a
+/// loop).
+@usableFromInline
+struct AncestorGates {
+    @usableFromInline static var capacity: Int { 4 }
+    @usableFromInline var entries: (GateEntry?, GateEntry?, GateEntry?, GateEntry?) = (nil, nil, nil, nil)
+    @usableFromInline var detachedBits: UInt8 = 0
+    @usableFromInline var count = 0
+
+    @inlinable init() {}
+
+    /// Records the entry of the ancestor one level above the last one.
+    @inlinable
+    mutating func append(_ entry: GateEntry, detached: Bool) {
+        switch count {
+        case 0: entries.0 = entry
+        case 1: entries.1 = entry
+        case 2: entries.2 = entry
+        default: entries.3 = entry
+        }
+        if detached { detachedBits |= 1 << count }
+        count += 1
+    }
+
+    /// The entry of the ancestor `depth` levels up (1 ... `count`).
+    @inlinable
+    func entry(_ depth: Int) -> GateEntry {
+        switch depth {
+        case 1: entries.0!
+        case 2: entries.1!
+        case 3: entries.2!
+        default: entries.3!
+        }
+    }
+
+    /// Whether the ancestor `depth` levels up let go of the promise below it.
+    @inlinable
+    func detached(_ depth: Int) -> Bool { detachedBits & (1 << (depth - 1)) != 0 }
 }

@@ -37,6 +37,10 @@ protocol PromiseNode: OutcomeObserver {
     func detachChild(_ child: any PromiseNode) -> Bool
     /// Puts back a child that ``detachChild(_:)`` removed, with the gate held.
     func attachChild(_ child: any PromiseNode)
+    /// Whether this promise's reference to its parent is the only one (or it has none).
+    func holdsOnlyReferenceToParent() -> Bool
+    /// Whether this promise is settled and holds no child, with the gate held.
+    func isSettledWithoutChildren() -> Bool
 }
 
 /// Operations on the non-generic half of a promise's state.
