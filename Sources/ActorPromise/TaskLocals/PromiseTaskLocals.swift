@@ -81,14 +81,17 @@ public enum PromiseTaskLocals {
         }
     }
 
-    private static let writer = LockedState(())
+    /// Serializes the writers of the key list. A plain lock: a `LockedState` of `Void` made
+    /// ThreadSanitizer report its zero-sized state's in-place access, under the lock, as racing
+    /// with the lock's own field read by the next writer before it locks.
+    private static let writer = ConditionLock()
 
     private static func add(_ key: any TaskLocalKey) {
-        writer.withLock { _ in
-            let keys = current?.keys ?? []
-            guard !keys.contains(where: { $0.id == key.id }) else { return }
-            publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: keys + [key]))
-        }
+        writer.lock()
+        defer { writer.unlock() }
+        let keys = current?.keys ?? []
+        guard !keys.contains(where: { $0.id == key.id }) else { return }
+        publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: keys + [key]))
     }
 
     private static var current: TaskLocalKeyList? {
