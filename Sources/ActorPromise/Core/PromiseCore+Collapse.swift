@@ -79,6 +79,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func followerHoldingGate() -> Unmanaged<PromiseCore<Value>>? {
         var found: Unmanaged<PromiseCore<Value>>?
         machine.observers.forEach { observer in
+            // The status bit first, so that other observers cost no lock.
             guard found == nil, observer.isFollowingPromise, let node = observer.promiseNode else { return }
             adoptionLock.lock()
             let follows = node.adopteeUnderAdoptionLock.map { $0 === self } ?? false
@@ -98,16 +99,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func skippableFollower(following adoptee: PromiseCore<Value>) -> PromiseCore<Value>? {
         guard machine.outcome == nil, tracksInterest, tree.hasNoChildren, tree.dependents == 1,
               machine.observers.count == 1, tree.adoptee.map({ $0 === adoptee }) ?? false else { return nil }
-        adoptionLock.lock()
-        defer { adoptionLock.unlock() }
-        var next: PromiseCore<Value>?
-        machine.observers.forEach { observer in
-            guard observer.isFollowingPromise, let node = observer.promiseNode,
-                  node.adopteeUnderAdoptionLock.map({ $0 === self }) ?? false else { return }
-            // As in `followerHoldingGate`: a promise that follows this one has its value type.
-            next = unsafeDowncast(node as AnyObject, to: PromiseCore<Value>.self)
-        }
-        return next
+        return followerHoldingGate()?.takeUnretainedValue()
     }
 
     /// Moves `follower` out of the chain — `next` follows `adoptee` in its place — if nothing but
