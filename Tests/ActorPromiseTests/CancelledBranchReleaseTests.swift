@@ -61,9 +61,10 @@ struct DeepCancelTests {
     /// A polling loop written the natural way: each step is a promise settled elsewhere, and the
     /// loop goes on by returning the next level from `flatMap`. The step at `depth` stays pending;
     /// `reached` is fulfilled when it is made, and its `onCancel` fulfils `stepCancelled`.
+    /// `made`, if given, is told each level as it is made.
     static func loop(
         _ level: Int, depth: Int, reached: Resolver<Void>, stepCancelled: Resolver<Void>,
-        inFlight: Locked<Resolver<Bool>?>
+        inFlight: Locked<Resolver<Bool>?>, made: (@Sendable (Int, Promise<Int>) -> Void)? = nil
     ) -> Promise<Int> {
         let step: Promise<Bool>
         if level < depth {
@@ -75,10 +76,12 @@ struct DeepCancelTests {
                 reached.fulfill()
             }
         }
-        return step.flatMap { done in
+        let next = step.flatMap { done in
             done ? Promise(value: level) : loop(
-                level + 1, depth: depth, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight)
+                level + 1, depth: depth, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight, made: made)
         }
+        made?(level, next)
+        return next
     }
 
     /// A 50,000-level loop whose innermost step is in flight: the outermost promise, the slot

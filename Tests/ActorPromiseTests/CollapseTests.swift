@@ -51,22 +51,11 @@ struct CollapseTests {
         let (cancelledStep, stepCancelled) = Promise<Void>.pending()
         let inFlight = Locked<Resolver<Bool>?>(nil)
         let watched = Locked<[WeakReference]>([])
-        @Sendable func poll(_ index: Int) -> Promise<Int> {
-            let step: Promise<Bool>
-            if index < last {
-                step = Promise(value: false)
-            } else {
-                step = Promise { resolver in
-                    resolver.onCancel { stepCancelled.fulfill() }
-                    inFlight.withLock { $0 = resolver }   // the work in flight keeps its resolver
-                    reached.fulfill()
-                }
-            }
-            let level = step.then { done in done ? Promise(value: index) : poll(index + 1) }
+        let outer = DeepCancelTests.loop(
+            0, depth: last, reached: reached, stepCancelled: stepCancelled, inFlight: inFlight
+        ) { index, level in
             if index > 0, index % 10_000 == 0 { watched.withLock { $0.append(WeakReference(level.core)) } }
-            return level
         }
-        let outer = poll(0)
         let awaiters = (0..<3).map { _ in Task { await outer.outcome } }
         try await reachedLast.value
         // The loop's state is the outermost promise and the level in flight: the 9 levels
