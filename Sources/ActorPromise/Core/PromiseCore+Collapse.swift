@@ -59,7 +59,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         guard gate.tryEnter() else { return false }
         let outerK = recordIsolation()
         defer { gate.leave(restoring: outerK) }
-        guard machine.outcome == nil, let found = followerHoldingGate() else { return false }
+        guard machine.outcome == nil, let held = followerHoldingGate() else { return false }
+        // From here on unretained: the scan's reference is let go before anything is counted.
+        let found = Unmanaged.passUnretained(held)
+        _ = consume held
         return found._withUnsafeGuaranteedRef { follower in
             guard follower.gate.tryEnter() else { return false }
             let outerF = follower.recordIsolation()
@@ -74,10 +77,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// This promise's follower — an observer that is a promise of this type and follows this
-    /// one — unretained. With the gate held.
+    /// one. With the gate held.
     @inlinable
-    nonisolated func followerHoldingGate() -> Unmanaged<PromiseCore<Value>>? {
-        var found: Unmanaged<PromiseCore<Value>>?
+    nonisolated func followerHoldingGate() -> PromiseCore<Value>? {
+        var found: PromiseCore<Value>?
         machine.observers.forEach { observer in
             // The status bit first, so that other observers cost no lock.
             guard found == nil, observer.isFollowingPromise, let node = observer.promiseNode else { return }
@@ -86,7 +89,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             adoptionLock.unlock()
             // A promise that follows this one adopted it, so its value type is this one's: the
             // downcast holds.
-            if follows { found = Unmanaged.passUnretained(unsafeDowncast(node as AnyObject, to: PromiseCore<Value>.self)) }
+            if follows { found = unsafeDowncast(node as AnyObject, to: PromiseCore<Value>.self) }
         }
         return found
     }
@@ -99,7 +102,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func skippableFollower(following adoptee: PromiseCore<Value>) -> PromiseCore<Value>? {
         guard machine.outcome == nil, tracksInterest, tree.hasNoChildren, tree.dependents == 1,
               machine.observers.count == 1, tree.adoptee.map({ $0 === adoptee }) ?? false else { return nil }
-        return followerHoldingGate()?.takeUnretainedValue()
+        return followerHoldingGate()
     }
 
     /// Moves `follower` out of the chain — `next` follows `adoptee` in its place — if nothing but
