@@ -195,11 +195,20 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 
 extension StateActor {
     /// Whether this promise's reference to its parent is the only one (or it has none).
-    /// Read in place: the parent is an existential whose first word is the object.
+    ///
+    /// The parent's address is read from `parent` (an existential whose first word is the object)
+    /// and counted through a local that holds no reference, so that neither the check nor a copy
+    /// of the parent counts against it. `parent` is only read: a handler that has just run reads
+    /// it too, on its own thread (`withSource`), and an `inout` access here, although it writes
+    /// nothing, raced with that read as ThreadSanitizer sees it — the ordering between the two is
+    /// that thread's release of this promise, inside the Swift runtime, which TSan does not see.
     @usableFromInline
     nonisolated func holdsOnlyReferenceToParent() -> Bool {
-        guard parent != nil else { return true }
-        return withUnsafeMutablePointer(to: &parent) { slot in
+        var object: UnsafeRawPointer? = withUnsafePointer(to: parent) { existential in
+            existential.withMemoryRebound(to: UnsafeRawPointer?.self, capacity: 1) { $0.pointee }
+        }
+        guard object != nil else { return true }
+        return withUnsafeMutablePointer(to: &object) { slot in
             slot.withMemoryRebound(to: AnyObject?.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
         }
     }
