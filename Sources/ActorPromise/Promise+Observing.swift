@@ -22,11 +22,30 @@ extension Promise {
         core.observe(ContextCallbackObserver(context: context, taskLocals: PromiseTaskLocals.capture(), body))
     }
 
-    /// A child that settles exactly as this promise does, so that cancelling it cancels only
-    /// that branch.
+    /// A promise that follows this one — it settles exactly as this promise does — so that
+    /// cancelling it cancels only that branch: this promise loses one waiter (R7).
+    ///
+    /// A follower, not a child: the operators and combinators that use it observe this promise,
+    /// so a cancel that reaches this promise after it settled changes nothing for them (R5), as
+    /// it changes nothing for any other observer. A child would be reached by that cancel while
+    /// its handler was still on its way.
     @inlinable
     package func branch() -> Promise<Value> {
-        derive(on: .inline) { .settle($0) }
+        let follower = PromiseCore<Value>(PromiseStateMachine())
+        follower.adopt(core)
+        return Promise(core: follower)
+    }
+
+    /// A promise that settles as this one does, with the value as `any Sendable`: an observer of
+    /// this promise, not a child (see ``branch()``). Cancelling it makes this promise lose one
+    /// waiter (R7). For `zip`, whose inputs have different types.
+    @inlinable
+    package func erasedBranch() -> Promise<any Sendable> {
+        let (erased, resolver) = Promise<any Sendable>.pending()
+        // Registered before the cancel hook, so the loss of interest never comes before the gain.
+        observe { outcome in resolver.resolve(outcome.map { $0 as any Sendable }) }
+        resolver.onCancel { [core] in loseInterest(core) }
+        return erased
     }
 
     /// The outcome if settled, read without the gate. For the bridge module.

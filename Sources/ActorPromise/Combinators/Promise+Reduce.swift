@@ -25,7 +25,9 @@ extension Promise {
         var accumulated = Promise<Result>(value: initial, fileID: fileID, line: line)
         for promise in promises {
             accumulated = accumulated.then(on: .inline, fileID: fileID, line: line) { partial in
-                promise.then(on: context) { value in try combine(partial, value) }
+                // Through a branch: `reduce` observes its inputs, so a late cancel of a settled
+                // input does not reach the step.
+                promise.branch().then(on: context) { value in try combine(partial, value) }
             }
         }
         return accumulated

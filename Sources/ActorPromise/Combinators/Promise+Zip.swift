@@ -18,10 +18,11 @@ public func zip<each V: Sendable>(
 ) -> Promise<(repeat each V)> {
     var erased: [Promise<any Sendable>] = []
     for promise in repeat each promises {
-        erased.append(promise.map(on: .inline) { $0 as any Sendable })
+        erased.append(promise.erasedBranch())
     }
-    // The wrappers are derived from the inputs: when `all` stops waiting for a wrapper, the
-    // wrapper cancels itself and the input loses that interest in turn.
+    // The wrappers observe the inputs (a late cancel of a settled input does not reach them):
+    // when `all` stops waiting for a wrapper, the wrapper cancels itself and the input loses that
+    // interest in turn.
     return Promise<any Sendable>.all(erased, fileID: fileID, line: line).map(on: .inline, fileID: fileID, line: line) { values in
         var iterator = values.makeIterator()
         return (repeat iterator.next()! as! each V)

@@ -91,7 +91,9 @@ public struct Retryable<Value: Sendable>: Sendable {
         let cache = ValueCache<Value>()
         return Retryable(site: { attempt, site in
             if let value = cache.value { return Promise(core: PromiseCore(PromiseStateMachine(outcome: .success(value)), site: site)) }
-            return body(attempt, site).derive(on: .inline, site: site) { outcome in
+            // Through a branch: the run observes the attempt, so a late cancel of the settled
+            // attempt does not reach the step that keeps its value.
+            return body(attempt, site).branch().derive(on: .inline, site: site) { outcome in
                 if case .success(let value) = outcome { cache.store(value) }
                 return .settle(outcome)
             }
