@@ -18,7 +18,8 @@ struct AsyncGate: ~Copyable, Sendable {
     /// Enters if the gate is free.
     @inlinable @inline(__always)
     func tryEnter() -> Bool {
-        word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+        schedulingPoint("gate.tryEnter")
+        return word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
     }
 
     /// Enters if the gate is free, or else parks `node` for the thread inside.
@@ -28,9 +29,11 @@ struct AsyncGate: ~Copyable, Sendable {
     @usableFromInline
     func enterOrPark(_ node: ParkedOp) -> Bool {
         let bits = UInt(bitPattern: Unmanaged.passRetained(node).toOpaque())
+        schedulingPoint("gate.park.load")
         var current = word.load(ordering: .relaxed)
         while true {
             if current == 0 {
+                schedulingPoint("gate.park.enter")
                 let (exchanged, actual) = word.compareExchange(expected: 0, desired: 1, ordering: .acquiring)
                 if exchanged {
                     Unmanaged<ParkedOp>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
@@ -40,6 +43,7 @@ struct AsyncGate: ~Copyable, Sendable {
                 continue
             }
             node.next = current & ~1
+            schedulingPoint("gate.park")
             let (exchanged, actual) = word.compareExchange(expected: current, desired: bits | 1, ordering: .releasing)
             if exchanged { return false }
             current = actual
@@ -50,6 +54,7 @@ struct AsyncGate: ~Copyable, Sendable {
     /// then carries out what the parked operations decided.
     @inlinable @inline(__always)
     func leave(restoring outer: UnsafeRawPointer?) {
+        schedulingPoint("gate.leave")
         if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged {
             #if DEBUG
             leaveIsolation(restoring: outer)
@@ -62,14 +67,17 @@ struct AsyncGate: ~Copyable, Sendable {
     @usableFromInline
     func leaveApplyingParked(restoring outer: UnsafeRawPointer?) {
         var deferred: [() -> Void] = []
+        schedulingPoint("gate.leave.load")
         var current = word.load(ordering: .acquiring)
         while true {
             if current == 1 {
+                schedulingPoint("gate.leave.retry")
                 let (exchanged, actual) = word.compareExchange(expected: 1, desired: 0, ordering: .releasing)
                 if exchanged { break }
                 current = actual
                 continue
             }
+            schedulingPoint("gate.unpark")
             let (exchanged, actual) = word.compareExchange(expected: current, desired: 1, ordering: .acquiringAndReleasing)
             guard exchanged else {
                 current = actual
@@ -78,6 +86,7 @@ struct AsyncGate: ~Copyable, Sendable {
             for op in Self.unpark(current & ~1) {
                 if let work = op.applyHoldingGate() { deferred.append(work) }
             }
+            schedulingPoint("gate.leave.reload")
             current = word.load(ordering: .acquiring)
         }
         #if DEBUG

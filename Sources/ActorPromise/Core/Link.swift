@@ -225,7 +225,10 @@ extension StateActor: Runnable, OutcomeObserver {
 
     /// Whether this promise, pending, follows another (its status says so).
     @usableFromInline
-    nonisolated var isFollowingPromise: Bool { status.load(ordering: .relaxed).contains(.following) }
+    nonisolated var isFollowingPromise: Bool {
+        schedulingPoint("status.following")
+        return status.load(ordering: .relaxed).contains(.following)
+    }
 
     /// This promise.
     @usableFromInline
@@ -272,6 +275,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// handler runs either way; what it returns is ignored by a promise that is already settled.
     @inlinable @inline(__always)
     nonisolated func outcomeObservingCancellation<In: Sendable>(_: In.Type) -> Outcome<In>? {
+        schedulingPoint("status.load")
         let status = status.load(ordering: .acquiring)
         guard status.contains(.settled), !status.contains(.cancelledAfterSource) else {
             return withSource(In.self) { $0.machine.outcome }

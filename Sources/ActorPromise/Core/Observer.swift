@@ -462,6 +462,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
         AwaitObserver { item in
             let observer = unsafeDowncast(item, to: AwaitObserver.self)
             // Before arming, the outcome stays with `source` for the awaiting side.
+            schedulingPoint("await.deliver")
             if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.deliveredEarly, ordering: .acquiringAndReleasing).exchanged { return }
             if let outcome = observer.receivedOutcome() { observer.resume(with: outcome) }
         }
@@ -472,6 +473,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
     @inlinable
     @discardableResult
     func resume(with outcome: Outcome<Value>) -> Bool {
+        schedulingPoint("await.resume")
         guard phase.compareExchange(expected: AwaitPhase.armed, desired: AwaitPhase.resumed, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
@@ -492,6 +494,7 @@ func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome
         await withUnsafeContinuation { continuation in
             observer.continuation = continuation
             core.observe(observer)
+            schedulingPoint("await.arm")
             let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
             if armed { return }
             observer.continuation = nil
@@ -504,6 +507,7 @@ func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome
             }
         }
     } onCancel: {
+        schedulingPoint("await.cancel")
         if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }
         if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core) }
     }

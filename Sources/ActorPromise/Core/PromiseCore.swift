@@ -222,7 +222,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         #endif
         var hooks = CoreHooks(core: self)
         let effects = machine.apply(op, tree: &tree, hooks: &hooks)
-        if effects.status != status.load(ordering: .relaxed) { status.store(effects.status, ordering: .releasing) }
+        if effects.status != status.load(ordering: .relaxed) {
+            schedulingPoint("status.store")
+            status.store(effects.status, ordering: .releasing)
+        }
         return effects
     }
 
@@ -298,7 +301,10 @@ extension StateActor {
 
     // MARK: Snapshots
 
-    @inlinable nonisolated var isSettled: Bool { status.load(ordering: .acquiring).contains(.settled) }
+    @inlinable nonisolated var isSettled: Bool {
+        schedulingPoint("status.settled")
+        return status.load(ordering: .acquiring).contains(.settled)
+    }
     /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
     /// creation; derived promises take it from their parent.
     @inlinable nonisolated var tracksInterest: Bool { status.load(ordering: .relaxed).contains(.tracksInterest) }
@@ -311,11 +317,15 @@ extension StateActor {
     /// in ordered delivery). Fixed at creation.
     @inlinable nonisolated var runsInline: Bool { status.load(ordering: .relaxed).contains(.runsInline) }
     @usableFromInline nonisolated var isPending: Bool { !isSettled }
-    @usableFromInline nonisolated var isCancelled: Bool { status.load(ordering: .acquiring).contains(.cancelled) }
+    @usableFromInline nonisolated var isCancelled: Bool {
+        schedulingPoint("status.cancelled")
+        return status.load(ordering: .acquiring).contains(.cancelled)
+    }
     /// Whether the promise was cancelled while pending. Final once true, so safe to act on
     /// without the gate.
     @usableFromInline nonisolated var wasCancelledWhilePending: Bool {
-        status.load(ordering: .acquiring).contains(.cancelledWhilePending)
+        schedulingPoint("status.cancelledWhilePending")
+        return status.load(ordering: .acquiring).contains(.cancelledWhilePending)
     }
     @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.

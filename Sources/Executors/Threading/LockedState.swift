@@ -113,8 +113,15 @@ package final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @usableFromInline package func lock() { pthread_mutex_lock(mutex) }
-    @usableFromInline package func unlock() { pthread_mutex_unlock(mutex) }
+    @usableFromInline package func lock() {
+        schedulingPointBeforeLock(self)
+        pthread_mutex_lock(mutex)
+    }
+
+    @usableFromInline package func unlock() {
+        pthread_mutex_unlock(mutex)
+        schedulingPointAfterUnlock(self)
+    }
 
     /// Waits for a ``broadcast()``; the lock must be held and is held again on return.
     package func wait() { pthread_cond_wait(condition, mutex) }
@@ -194,12 +201,14 @@ package struct ImmortalCell<Object: AnyObject & Sendable>: ~Copyable, Sendable {
     /// One atomic load when the cell is empty.
     @inlinable
     package func withObject<Result>(_ body: (Object) -> Result) -> Result? {
+        schedulingPoint("ImmortalCell.load")
         guard let object = slot.load(ordering: .acquiring) else { return nil }
         return object._withUnsafeGuaranteedRef(body)
     }
 
     /// Publishes `object`, which is never released. Writers take their own lock.
     package func publish(_ object: Object) {
+        schedulingPoint("ImmortalCell.publish")
         slot.store(.passRetained(object), ordering: .releasing)
     }
 }

@@ -53,6 +53,7 @@ public final class ScheduledAction: @unchecked Sendable {
     /// The action's closure and its place in the scheduler are released now, not at the deadline.
     @discardableResult
     public func cancel() -> Bool {
+        schedulingPoint("timer.cancel")
         guard state.compareExchange(expected: .pending, desired: .cancelled, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
@@ -64,10 +65,14 @@ public final class ScheduledAction: @unchecked Sendable {
     }
 
     /// Whether ``cancel()`` won before the action started.
-    public var isCancelled: Bool { state.load(ordering: .acquiring) == .cancelled }
+    public var isCancelled: Bool {
+        schedulingPoint("timer.isCancelled")
+        return state.load(ordering: .acquiring) == .cancelled
+    }
 
     /// Runs the action unless it was cancelled or has already run. For schedulers.
     public func fire() {
+        schedulingPoint("timer.fire")
         guard state.compareExchange(expected: .pending, desired: .started, ordering: .acquiringAndReleasing).exchanged else {
             return
         }

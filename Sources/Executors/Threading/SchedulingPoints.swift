@@ -1,0 +1,80 @@
+import Synchronization
+
+/// The places where the library's threads meet: every atomic operation and every lock of the
+/// promise core's concurrent protocol calls one of these first.
+///
+/// They compile to nothing unless the package is built with `-DACTORPROMISE_INTERLEAVINGS`, the
+/// interleaving checker's build (the tests' `InterleavingTests`, run by `.ci/run`). In that build
+/// the checker installs ``InterleavingHooks`` once for the process; a thread it runs stops at each
+/// point and lets the checker decide which of its threads goes on, so that it can run a scenario
+/// once for every schedule up to a bound. Threads the checker does not run pass every point at
+/// once.
+#if ACTORPROMISE_INTERLEAVINGS
+/// What the checker does at each point.
+package final class InterleavingHooks: Sendable {
+    /// Before an atomic operation; `label` names it in the checker's traces.
+    package let point: @Sendable (StaticString) -> Void
+    /// Before a lock is taken: returns once this thread may take it.
+    package let willLock: @Sendable (ObjectIdentifier) -> Void
+    /// After a lock was let go.
+    package let didUnlock: @Sendable (ObjectIdentifier) -> Void
+
+    package init(
+        point: @escaping @Sendable (StaticString) -> Void,
+        willLock: @escaping @Sendable (ObjectIdentifier) -> Void,
+        didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void
+    ) {
+        self.point = point
+        self.willLock = willLock
+        self.didUnlock = didUnlock
+    }
+}
+
+/// The hooks in force: installed once per process by the checker and never released, so a
+/// thread uses the ones it loaded without retaining them. (Not an ``ImmortalCell``, whose own
+/// load is a scheduling point.)
+package let interleavingHooksSlot = Atomic<Unmanaged<InterleavingHooks>?>(nil)
+
+/// Installs `hooks` for the rest of the process (the checker does, once).
+package func installInterleavingHooks(_ hooks: InterleavingHooks) {
+    interleavingHooksSlot.store(.passRetained(hooks), ordering: .releasing)
+}
+
+/// The hooks, if installed.
+private var installedHooks: InterleavingHooks? {
+    interleavingHooksSlot.load(ordering: .acquiring)?.takeUnretainedValue()
+}
+
+@usableFromInline
+package func reachSchedulingPoint(_ label: StaticString) { installedHooks?.point(label) }
+
+@usableFromInline
+package func reachLock(_ lock: AnyObject) { installedHooks?.willLock(ObjectIdentifier(lock)) }
+
+@usableFromInline
+package func reachUnlock(_ lock: AnyObject) { installedHooks?.didUnlock(ObjectIdentifier(lock)) }
+#endif
+
+/// A scheduling point before an atomic operation (nothing outside the checker's build).
+@inlinable @inline(__always)
+package func schedulingPoint(_ label: StaticString) {
+    #if ACTORPROMISE_INTERLEAVINGS
+    reachSchedulingPoint(label)
+    #endif
+}
+
+/// A scheduling point before `lock` is taken (nothing outside the checker's build).
+@inlinable @inline(__always)
+package func schedulingPointBeforeLock(_ lock: AnyObject) {
+    #if ACTORPROMISE_INTERLEAVINGS
+    reachLock(lock)
+    #endif
+}
+
+/// Tells the checker that `lock` was let go (nothing outside the checker's build).
+@inlinable @inline(__always)
+package func schedulingPointAfterUnlock(_ lock: AnyObject) {
+    #if ACTORPROMISE_INTERLEAVINGS
+    reachUnlock(lock)
+    #endif
+}

@@ -1,0 +1,307 @@
+#if ACTORPROMISE_INTERLEAVINGS
+import ActorPromise
+
+/// The gate, settlement, cancel walks, the child set, interest and adoption, two threads at a
+/// time.
+enum CoreScenarios {
+    static let all: [Scenario] = [
+        settleAgainstRegistration, twoSettlers, cancelAgainstFulfil, cancelWalkAgainstDerive,
+        ancestorAndDescendantCancels, childDoneAgainstReattach, interestLostAgainstNewDependent,
+        lateCancelAgainstQueuedCallback, abandonAgainstRegistration, adoptionAgainstSourceSettling,
+        adoptionAgainstCancel, loopLevelAgainstCancel,
+    ]
+
+    /// The gate's park-and-leave: a handler registered while the promise is fulfilled runs once,
+    /// with the value, whichever thread applies it.
+    static let settleAgainstRegistration = Scenario("fulfil against then and whenComplete registered at once") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let jobs = JobList()
+        let log = CallLog()
+        return .init(threads: [
+            { resolver.fulfill(1) },
+            {
+                promise.then(on: .inline) { log.add("inline \($0)") }
+                promise.whenComplete(on: jobs) { log.add("callback \(describe($0))") }
+                jobs.runAll()
+            },
+            { promise.then(on: jobs) { log.add("queued \($0)") } },
+        ], check: {
+            jobs.runAll()
+            var findings = Findings()
+            let calls = log.all
+            findings.expect(calls.filter { $0 == "inline 1" }.count == 1, "calls: \(calls)")
+            findings.expect(calls.filter { $0 == "callback fulfilled(1)" }.count == 1, "calls: \(calls)")
+            findings.expect(calls.filter { $0 == "queued 1" }.count == 1, "calls: \(calls)")
+            findings.expect(calls.count == 3, "calls: \(calls)")
+            findings.gatesFree([promise], ["promise"])
+            return findings.problems
+        })
+    }
+
+    /// Two settlers race: one outcome, every observer hears that one, once (R1).
+    static let twoSettlers = Scenario("fulfil and reject at once, an observer registered before") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let log = CallLog()
+        promise.whenComplete(on: .inline) { log.add(describe($0)) }
+        return .init(threads: [
+            { resolver.fulfill(1) },
+            { resolver.reject(TestFailure("no")) },
+        ], check: {
+            var findings = Findings()
+            findings.expect(log.all == [state(promise)], "promise \(state(promise)), callback \(log.all)")
+            findings.gatesFree([promise], ["promise"])
+            return findings.problems
+        })
+    }
+
+    /// Cancel against fulfil with handlers two levels down: `onCancel` runs exactly when the
+    /// promise ends cancelled; the whole branch agrees; every error observer hears once.
+    static let cancelAgainstFulfil = Scenario("cancel against fulfil, a branch two levels deep") {
+        let cancels = CallLog()
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.onCancel { cancels.add("cancel") }
+        let log = CallLog()
+        let child = promise.then(on: .inline) { $0 + 1 }
+        let grandchild = child.then(on: .inline) { $0 * 10 }
+        grandchild.whenComplete(on: .inline) { log.add(describe($0)) }
+        return .init(threads: [
+            { promise.cancel() },
+            { resolver.fulfill(1) },
+        ], check: {
+            var findings = Findings()
+            let cancelled = promise.isCancelled
+            findings.expect(cancels.all.count == (cancelled ? 1 : 0), "onCancel ran \(cancels.all.count) times, promise \(state(promise))")
+            // A cancel that reaches the fulfilled promise before its inline handler ran still
+            // cancels the child on its way (R5: a cancel forwards through settled promises).
+            let g = state(grandchild)
+            findings.expect(g == "cancelled" || (!cancelled && g == "fulfilled(20)"), "promise \(state(promise)), grandchild \(g)")
+            findings.expect(log.all == [g], "callback \(log.all), grandchild \(g)")
+            findings.gatesFree([promise, child, grandchild], ["promise", "child", "grandchild"])
+            return findings.problems
+        })
+    }
+
+    /// A cancel walk against a child being derived: the child ends cancelled either way (reached
+    /// by the walk, or derived from a cancelled promise), and its `catch` hears it once.
+    static let cancelWalkAgainstDerive = Scenario("cancel against a child derived at once") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let log = CallLog()
+        let holder = Holder<Promise<Void>>()
+        return .init(threads: [
+            { promise.cancel() },
+            {
+                let child = promise.then(on: .inline) { _ in log.add("value") }
+                holder.value = child.catch(on: .inline) { _ in log.add("caught") }
+            },
+        ], check: {
+            var findings = Findings()
+            findings.expect(promise.isCancelled, "promise \(state(promise))")
+            findings.expect(log.all == ["caught"], "calls \(log.all)")
+            if let end = holder.value { findings.gatesFree([end], ["catch"]) }
+            findings.gatesFree([promise], ["promise"])
+            withExtendedLifetime(resolver) {}
+            return findings.problems
+        })
+    }
+
+    /// Two cancels on one branch from two threads (R5b): every pending promise ends cancelled and
+    /// every observer hears it once.
+    static let ancestorAndDescendantCancels = Scenario("an ancestor's and a descendant's cancel at once") {
+        let (root, resolver) = Promise<Int>.pending()
+        let middle = root.then(on: .inline) { $0 }
+        let leaf = middle.then(on: .inline) { $0 }
+        let log = CallLog()
+        middle.whenComplete(on: .inline) { log.add("middle \(describe($0))") }
+        leaf.whenComplete(on: .inline) { log.add("leaf \(describe($0))") }
+        return .init(threads: [
+            { root.cancel() },
+            { leaf.cancel() },
+        ], check: {
+            var findings = Findings()
+            findings.expect(root.isCancelled && middle.isCancelled && leaf.isCancelled,
+                            "root \(state(root)), middle \(state(middle)), leaf \(state(leaf))")
+            findings.expect(log.all.sorted() == ["leaf cancelled", "middle cancelled"], "callbacks \(log.all)")
+            findings.gatesFree([root, middle, leaf], ["root", "middle", "leaf"])
+            withExtendedLifetime(resolver) {}
+            return findings.problems
+        })
+    }
+
+    /// A child that becomes done (its parent fulfilled it) while it gains a pending child of its
+    /// own, which re-attaches it: a later cancel of the root must still reach the new child.
+    static let childDoneAgainstReattach = Scenario("a child's done report against its re-attach") {
+        let (root, resolver) = Promise<Int>.pending()
+        let child = root.then(on: .inline) { $0 }
+        let jobs = JobList()
+        let holder = Holder<Promise<Int>>()
+        return .init(threads: [
+            { resolver.fulfill(1) },
+            { holder.value = child.then(on: jobs) { $0 + 1 } },
+        ], check: {
+            var findings = Findings()
+            root.cancel()
+            jobs.runAll()
+            if let grandchild = holder.value {
+                findings.expect(grandchild.isCancelled, "the new child, pending at the cancel, is \(state(grandchild))")
+                findings.gatesFree([grandchild], ["new child"])
+            }
+            findings.expect(root.isFulfilled && child.isFulfilled, "root \(state(root)), child \(state(child))")
+            findings.gatesFree([root, child], ["root", "child"])
+            return findings.problems
+        })
+    }
+
+    /// The last dependent cancelled while a new one arrives (R7): the promise cancels itself only
+    /// if nobody waits; if it does, the newcomer hears the cancellation, and `onCancel` runs
+    /// exactly then.
+    static let interestLostAgainstNewDependent = Scenario("interest lost against a dependent arriving") {
+        let cancels = CallLog()
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.onCancel { cancels.add("cancel") }
+        let first = promise.then(on: .inline) { $0 }
+        let log = CallLog()
+        let holder = Holder<Promise<Int>>()
+        return .init(threads: [
+            { first.cancel() },
+            {
+                let second = promise.then(on: .inline) { $0 }
+                second.whenComplete(on: .inline) { log.add(describe($0)) }
+                holder.value = second
+            },
+        ], check: {
+            var findings = Findings()
+            let cancelled = promise.isCancelled
+            findings.expect(cancels.all.count == (cancelled ? 1 : 0), "onCancel ran \(cancels.all.count) times, promise \(state(promise))")
+            findings.expect(log.all == (cancelled ? ["cancelled"] : []), "promise \(state(promise)), newcomer heard \(log.all)")
+            findings.expect(first.isCancelled, "first \(state(first))")
+            findings.gatesFree([promise, first], ["promise", "first"])
+            withExtendedLifetime(resolver) {}
+            if let second = holder.value { findings.gatesFree([second], ["second"]) }
+            return findings.problems
+        })
+    }
+
+    /// A callback still queued when its promise, fulfilled, is cancelled late reports the value
+    /// (R1, B5).
+    static let lateCancelAgainstQueuedCallback = Scenario("a late cancel against a queued whenComplete") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let jobs = JobList()
+        let log = CallLog()
+        promise.whenComplete(on: jobs) { log.add(describe($0)) }
+        promise.catch(on: jobs) { _ in log.add("caught") }
+        return .init(threads: [
+            { resolver.fulfill(7) },
+            { promise.cancel() },
+            { jobs.runAll() },
+        ], check: {
+            jobs.runAll()
+            var findings = Findings()
+            let expected = promise.isCancelled ? ["cancelled", "caught"] : ["fulfilled(7)"]
+            findings.expect(log.all == expected, "promise \(state(promise)), calls \(log.all)")
+            findings.gatesFree([promise], ["promise"])
+            return findings.problems
+        })
+    }
+
+    /// A resolver released while a handler is registered (R8): the promise ends abandoned and
+    /// the handler hears it once.
+    static let abandonAgainstRegistration = Scenario("a resolver released against a handler registered") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let box = Holder<Resolver<Int>>()
+        box.value = resolver
+        let log = CallLog()
+        return .init(threads: [
+            { box.value = nil },
+            { promise.whenComplete(on: .inline) { log.add(describe($0)) } },
+        ], check: {
+            var findings = Findings()
+            let abandoned = if case .failure(let error as PromiseError)? = promise.result { error.code == .abandoned } else { false }
+            findings.expect(abandoned, "promise \(state(promise))")
+            findings.expect(log.all.count == 1, "callback \(log.all)")
+            findings.gatesFree([promise], ["promise"])
+            return findings.problems
+        })
+    }
+
+    /// `resolve(with:)` against the source settling: the follower ends with the source's outcome.
+    static let adoptionAgainstSourceSettling = Scenario("resolve(with:) against the source fulfilled") {
+        let (follower, resolver) = Promise<Int>.pending()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        let log = CallLog()
+        follower.whenComplete(on: .inline) { log.add(describe($0)) }
+        return .init(threads: [
+            { resolver.resolve(with: source) },
+            { sourceResolver.fulfill(3) },
+        ], check: {
+            var findings = Findings()
+            findings.expect(state(follower) == "fulfilled(3)", "follower \(state(follower))")
+            findings.expect(log.all == ["fulfilled(3)"], "callback \(log.all)")
+            findings.gatesFree([follower, source], ["follower", "source"])
+            return findings.problems
+        })
+    }
+
+    /// A follower cancelled while it starts following: the source, which nobody else waits for,
+    /// is cancelled with its `onCancel` run once — or keeps going when the cancel came first and
+    /// the follower refused it (it still loses that interest).
+    static let adoptionAgainstCancel = Scenario("resolve(with:) against a cancel of the follower") {
+        let (follower, resolver) = Promise<Int>.pending()
+        let cancels = CallLog()
+        let (source, sourceResolver) = Promise<Int>.pending()
+        sourceResolver.onCancel { cancels.add("source") }
+        return .init(threads: [
+            { resolver.resolve(with: source) },
+            { follower.cancel() },
+        ], check: {
+            var findings = Findings()
+            findings.expect(follower.isCancelled, "follower \(state(follower))")
+            findings.expect(source.isCancelled, "source, wanted by nobody, is \(state(source))")
+            findings.expect(cancels.all == ["source"], "source's onCancel ran \(cancels.all.count) times")
+            findings.gatesFree([follower, source], ["follower", "source"])
+            withExtendedLifetime(sourceResolver) {}
+            return findings.problems
+        })
+    }
+
+    /// One level of a recursive loop (a handler returning the next step) against a cancel of the
+    /// loop: the step in flight is cancelled with its `onCancel` once, or the loop's value stands.
+    static let loopLevelAgainstCancel = Scenario("a loop's level adopting its step against a cancel") {
+        let cancels = CallLog()
+        let (first, firstResolver) = Promise<Int>.pending()
+        let (step, stepResolver) = Promise<Int>.pending()
+        stepResolver.onCancel { cancels.add("step") }
+        let ran = CallLog()
+        let loop = first.then(on: .inline) { _ in
+            ran.add("handler")
+            return step
+        }
+        let outer = loop.then(on: .inline) { $0 }
+        return .init(threads: [
+            { firstResolver.fulfill(1) },
+            { outer.cancel() },
+        ], check: {
+            var findings = Findings()
+            findings.expect(outer.isCancelled && loop.isCancelled, "loop \(state(loop)), outer \(state(outer))")
+            // The first promise, which only the loop waited for, is cancelled unless it was
+            // fulfilled first. The step is wanted only if the handler returned it: then the
+            // loop, cancelled, followed it or refused it, and nobody else wants it (R7, B7).
+            let returned = ran.all == ["handler"]
+            findings.expect(first.isFulfilled || first.isCancelled, "first \(state(first))")
+            findings.expect(ran.all.count <= 1, "the handler ran \(ran.all.count) times")
+            findings.expect(!returned || first.isFulfilled, "the handler ran, first is \(state(first))")
+            findings.expect(step.isCancelled == returned, "handler ran: \(returned), step \(state(step))")
+            findings.expect(cancels.all.count == (returned ? 1 : 0), "step's onCancel ran \(cancels.all.count) times")
+            findings.gatesFree([first, step, loop, outer], ["first", "step", "loop", "outer"])
+            withExtendedLifetime(stepResolver) {}
+            return findings.problems
+        })
+    }
+}
+
+/// A value one scenario thread writes and the check reads once all threads have finished.
+final class Holder<Value>: @unchecked Sendable {
+    // Safety: written by one thread of a scenario; read by the check after every thread ended,
+    // which the checker orders after the write.
+    var value: Value?
+}
+#endif

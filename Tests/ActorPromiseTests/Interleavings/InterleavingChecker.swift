@@ -1,0 +1,412 @@
+#if ACTORPROMISE_INTERLEAVINGS
+import Dispatch
+import Foundation
+import ActorPromiseExecutors
+
+/// A deterministic interleaving checker for the promise core's protocol between threads.
+///
+/// In the checker's build (`-DACTORPROMISE_INTERLEAVINGS`) every atomic operation and lock of the
+/// core is a scheduling point (`SchedulingPoints.swift`). The checker runs a scenario's threads
+/// one at a time: at each point it decides which thread goes on. A depth-first search runs the
+/// scenario once for every schedule with at most `bound` preemptions (a switch away from a thread
+/// that could have gone on; a switch forced because the thread ended or waits for a lock is free),
+/// as context bounding does. Each schedule is a list of choices, one per decision with more than
+/// one thread to pick; a failing one is printed with its choices, which `replay` runs again.
+///
+/// Limits: memory is sequentially consistent (the checker orders whole operations, so a defect
+/// that needs a weaker ordering than the code asks for is not found); only the scenario's threads
+/// are scheduled (handlers run inline or from a ``JobList`` that a scenario thread drains, never
+/// on the worker pool or a timer thread); a thread blocking outside the checker (a condition
+/// variable, a lock of the Swift runtime) hangs the run, which is reported after a minute, so
+/// code the runtime runs under its own lock (a task's cancellation handler) runs without
+/// preemption (``withoutPreemption(_:)``).
+final class InterleavingChecker: @unchecked Sendable {
+    // Safety (`@unchecked Sendable`): every mutable field is read and written with `mutex` held.
+    // The scenario's threads hand the one turn to each other through their semaphores.
+
+    /// The one checker of the process: its hooks are installed once.
+    static let shared = InterleavingChecker()
+
+    /// One decision of a run: how many threads could go on, which was picked (its position, the
+    /// running thread first when it could go on), and whether the running thread could.
+    struct Decision {
+        var options: Int
+        var chosen: Int
+        var currentEnabled: Bool
+    }
+
+    /// What one run of a scenario gave.
+    struct Run {
+        var decisions: [Decision]
+        var failure: String?
+        var trace: String
+    }
+
+    /// What a search found.
+    struct Report: CustomStringConvertible {
+        var scenario: String
+        var bound: Int
+        var schedules: Int
+        var complete: Bool
+        var failure: String?
+
+        var description: String {
+            let what = complete ? "every schedule" : "the first \(schedules) schedules (limit)"
+            if let failure { return "\(scenario): FAILED after \(schedules) schedules\n\(failure)" }
+            return "\(scenario): \(what) with ≤ \(bound) preemptions, \(schedules) runs, passed"
+        }
+    }
+
+    private let mutex = NSLock()
+    private var threads: [CheckedThread] = []
+    private var finished: [Bool] = []
+    private var blockedOnLock: [ObjectIdentifier?] = []
+    private var waitingFor: [(() -> Bool)?] = []
+    private var unpreemptible: [Bool] = []
+    private var owners: [ObjectIdentifier: Int] = [:]
+    private var prefix: [Int] = []
+    private var decisions: [Decision] = []
+    private var steps: [(thread: Int, label: String)] = []
+    private var failure: String?
+    private var freeRun = false
+    private var done = DispatchSemaphore(value: 0)
+    /// Points one run may pass before it is called a livelock.
+    private let maxSteps = 50_000
+
+    private init() {
+        installInterleavingHooks(InterleavingHooks(
+            point: { [unowned self] label in point(String(describing: label)) },
+            willLock: { [unowned self] lock in willLock(lock) },
+            didUnlock: { [unowned self] lock in didUnlock(lock) }
+        ))
+    }
+
+    // MARK: Searching
+
+    /// Runs `scenario` once for every schedule with at most `bound` preemptions (at most `limit`
+    /// runs), stopping at the first failure.
+    func explore(_ scenario: Scenario, bound: Int, limit: Int = 200_000) -> Report {
+        warmUp(scenario)
+        var prefix: [Int] = []
+        var schedules = 0
+        while true {
+            let run = execute(scenario, prefix: prefix)
+            schedules += 1
+            if let failure = run.failure {
+                let choices = run.decisions.map { String($0.chosen) }.joined(separator: ",")
+                return Report(
+                    scenario: scenario.name, bound: bound, schedules: schedules, complete: false,
+                    failure: "\(failure)\nschedule (replay with `replay(_:schedule:)`): [\(choices)]\ntrace: \(run.trace)")
+            }
+            guard let next = Self.nextPrefix(after: run.decisions, bound: bound) else {
+                return Report(scenario: scenario.name, bound: bound, schedules: schedules, complete: true)
+            }
+            if schedules >= limit {
+                return Report(scenario: scenario.name, bound: bound, schedules: schedules, complete: false)
+            }
+            prefix = next
+        }
+    }
+
+    /// Runs `scenario` once, in the schedule a failure printed.
+    func replay(_ scenario: Scenario, schedule: [Int]) -> Run {
+        warmUp(scenario)
+        return execute(scenario, prefix: schedule)
+    }
+
+    /// The next schedule of the depth-first search: the deepest decision with a choice not yet
+    /// tried that keeps the preemptions within `bound`.
+    static func nextPrefix(after decisions: [Decision], bound: Int) -> [Int]? {
+        var preemptionsBefore = [Int](repeating: 0, count: decisions.count)
+        var count = 0
+        for (index, decision) in decisions.enumerated() {
+            preemptionsBefore[index] = count
+            if decision.currentEnabled, decision.chosen > 0 { count += 1 }
+        }
+        for depth in decisions.indices.reversed() {
+            let decision = decisions[depth]
+            let next = decision.chosen + 1
+            guard next < decision.options else { continue }
+            let cost = decision.currentEnabled ? 1 : 0
+            guard preemptionsBefore[depth] + cost <= bound else { continue }
+            return decisions[..<depth].map(\.chosen) + [next]
+        }
+        return nil
+    }
+
+    /// Runs the scenario once in the schedule without preemptions before the search, so that
+    /// lazily initialized globals are made before any schedule that preempts (a thread switched
+    /// out inside a global's one-time initializer would block the next one for real).
+    private func warmUp(_ scenario: Scenario) {
+        _ = execute(scenario, prefix: [])
+    }
+
+    // MARK: One run
+
+    private func execute(_ scenario: Scenario, prefix: [Int]) -> Run {
+        let instance = scenario.make()
+        mutex.lock()
+        self.prefix = prefix
+        decisions = []
+        steps = []
+        failure = nil
+        freeRun = false
+        owners = [:]
+        done = DispatchSemaphore(value: 0)
+        threads = instance.threads.enumerated().map { CheckedThread(index: $0.offset, body: $0.element, checker: self) }
+        finished = Array(repeating: false, count: threads.count)
+        blockedOnLock = Array(repeating: nil, count: threads.count)
+        waitingFor = Array(repeating: nil, count: threads.count)
+        unpreemptible = Array(repeating: false, count: threads.count)
+        let started = threads
+        let first = choose(current: nil)
+        mutex.unlock()
+        for thread in started { thread.start() }
+        if let first { started[first].turn.signal() }
+        if done.wait(timeout: .now() + 60) == .timedOut {
+            mutex.lock()
+            failure = failure ?? "hang: a thread blocked outside the checker for a minute"
+            mutex.unlock()
+        }
+        mutex.lock()
+        var failure = self.failure
+        let trace = Self.describe(steps)
+        let decisions = self.decisions
+        threads = []
+        mutex.unlock()
+        if failure == nil {
+            let problems = instance.check()
+            if !problems.isEmpty { failure = problems.joined(separator: "\n") }
+        }
+        return Run(decisions: decisions, failure: failure, trace: trace)
+    }
+
+    /// The steps as runs of one thread: `T0: a b c | T1: d e`.
+    private static func describe(_ steps: [(thread: Int, label: String)]) -> String {
+        var parts: [String] = []
+        var current: Int?
+        var labels: [String] = []
+        for step in steps {
+            if step.thread != current {
+                if let current { parts.append("T\(current): " + labels.joined(separator: " ")) }
+                current = step.thread
+                labels = []
+            }
+            labels.append(step.label)
+        }
+        if let current { parts.append("T\(current): " + labels.joined(separator: " ")) }
+        return parts.joined(separator: " | ")
+    }
+
+    /// Picks the thread that goes on (the mutex held); `nil` when none can. Records a decision
+    /// when there is a choice.
+    private func choose(current: Int?) -> Int? {
+        var options: [Int] = []
+        for index in threads.indices where !finished[index] && isEnabled(index) { options.append(index) }
+        guard !options.isEmpty else { return nil }
+        var currentEnabled = false
+        if let current, let position = options.firstIndex(of: current) {
+            currentEnabled = true
+            options.remove(at: position)
+            options.insert(current, at: 0)
+        }
+        guard options.count > 1 else { return options[0] }
+        let depth = decisions.count
+        var position = 0
+        if depth < prefix.count {
+            position = prefix[depth]
+            if position >= options.count {
+                failure = failure ?? "replay diverged at decision \(depth): the scenario is not deterministic"
+                position = 0
+            }
+        }
+        decisions.append(Decision(options: options.count, chosen: position, currentEnabled: currentEnabled))
+        return options[position]
+    }
+
+    private func isEnabled(_ index: Int) -> Bool {
+        if let lock = blockedOnLock[index], owners[lock] != nil { return false }
+        if let condition = waitingFor[index], !condition() { return false }
+        return true
+    }
+
+    /// Hands the turn from `me` to `next` and waits for it to come back (the mutex held on entry,
+    /// released here).
+    private func switchTurn(from me: CheckedThread, to next: Int) {
+        let thread = threads[next]
+        mutex.unlock()
+        thread.turn.signal()
+        me.turn.wait()
+    }
+
+    /// Ends the search of this run when something is wrong: every thread runs freely from now on.
+    private func giveUp(_ message: String) {
+        failure = failure ?? message
+        freeRun = true
+        for (index, thread) in threads.enumerated() where !finished[index] { thread.turn.signal() }
+    }
+
+    // MARK: Hooks
+
+    private func checkedThread() -> CheckedThread? {
+        guard let thread = CheckedThread.current, thread.checker === self else { return nil }
+        return thread
+    }
+
+    private func point(_ label: String) {
+        guard let me = checkedThread() else { return }
+        mutex.lock()
+        guard !freeRun else { return mutex.unlock() }
+        steps.append((me.index, label))
+        if steps.count > maxSteps {
+            giveUp("livelock: more than \(maxSteps) scheduling points in one run")
+            return mutex.unlock()
+        }
+        guard !unpreemptible[me.index] else { return mutex.unlock() }
+        guard let next = choose(current: me.index), next != me.index else { return mutex.unlock() }
+        switchTurn(from: me, to: next)
+    }
+
+    /// Runs `body` on the calling scenario thread without switching to another thread at its
+    /// scheduling points (unless it waits for a lock another thread holds): for code that the
+    /// Swift runtime runs holding a lock of its own, which the checker cannot see.
+    func withoutPreemption(_ body: () -> Void) {
+        guard let me = checkedThread() else { return body() }
+        mutex.lock()
+        unpreemptible[me.index] = true
+        mutex.unlock()
+        body()
+        mutex.lock()
+        unpreemptible[me.index] = false
+        mutex.unlock()
+    }
+
+    private func willLock(_ lock: ObjectIdentifier) {
+        guard let me = checkedThread() else { return }
+        point("lock")
+        mutex.lock()
+        while !freeRun, let owner = owners[lock], owner != me.index {
+            blockedOnLock[me.index] = lock
+            guard let next = choose(current: me.index) else {
+                giveUp("deadlock: every thread waits for a lock")
+                break
+            }
+            steps.append((me.index, "blocked"))
+            switchTurn(from: me, to: next)
+            mutex.lock()
+            blockedOnLock[me.index] = nil
+        }
+        if !freeRun { owners[lock] = me.index }
+        mutex.unlock()
+    }
+
+    private func didUnlock(_ lock: ObjectIdentifier) {
+        guard let me = checkedThread() else { return }
+        mutex.lock()
+        if owners[lock] == me.index { owners[lock] = nil }
+        mutex.unlock()
+    }
+
+    /// Blocks the calling scenario thread until `condition` holds (checked with the checker's
+    /// mutex held: it must not take a lock of the library). For a thread that waits for work.
+    func wait(until condition: @escaping () -> Bool) {
+        guard let me = checkedThread() else { return }
+        mutex.lock()
+        while !freeRun, !condition() {
+            waitingFor[me.index] = condition
+            guard let next = choose(current: me.index) else {
+                giveUp("deadlock: every thread waits")
+                break
+            }
+            steps.append((me.index, "waits"))
+            switchTurn(from: me, to: next)
+            mutex.lock()
+            waitingFor[me.index] = nil
+        }
+        mutex.unlock()
+    }
+
+    fileprivate func finish(_ me: CheckedThread) {
+        mutex.lock()
+        finished[me.index] = true
+        if finished.allSatisfy({ $0 }) {
+            mutex.unlock()
+            done.signal()
+            return
+        }
+        if freeRun { return mutex.unlock() }
+        guard let next = choose(current: nil) else {
+            giveUp("deadlock: the threads left wait for locks or work that never come")
+            mutex.unlock()
+            done.signal()
+            return
+        }
+        let thread = threads[next]
+        mutex.unlock()
+        thread.turn.signal()
+    }
+}
+
+/// A thread of a scenario: it waits for its turn before it starts and at every scheduling point.
+final class CheckedThread: @unchecked Sendable {
+    // Safety: `body` is taken once, by the thread itself; the rest is immutable.
+    let index: Int
+    let turn = DispatchSemaphore(value: 0)
+    unowned let checker: InterleavingChecker
+    private var body: (@Sendable () -> Void)?
+
+    /// The key under which each scenario thread finds its `CheckedThread` (unretained: the
+    /// checker holds it until the run is over).
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The scenario thread running this code, if it is one.
+    static var current: CheckedThread? {
+        pthread_getspecific(key).map { Unmanaged<CheckedThread>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    init(index: Int, body: @escaping @Sendable () -> Void, checker: InterleavingChecker) {
+        self.index = index
+        self.body = body
+        self.checker = checker
+    }
+
+    func start() {
+        let thread = Thread { [self] in main() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func main() {
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        turn.wait()
+        do {
+            let body = self.body.take()
+            body?()
+        }
+        checker.finish(self)
+        pthread_setspecific(Self.key, nil)
+    }
+}
+
+/// A scenario: `make` builds the promises (outside the checker) and returns the threads' bodies
+/// and the check of what a user would observe once they have all finished.
+struct Scenario: Sendable {
+    let name: String
+    let make: @Sendable () -> Instance
+
+    init(_ name: String, make: @escaping @Sendable () -> Instance) {
+        self.name = name
+        self.make = make
+    }
+
+    struct Instance {
+        var threads: [@Sendable () -> Void]
+        /// The problems found (empty when the run is right).
+        var check: () -> [String]
+    }
+}
+#endif

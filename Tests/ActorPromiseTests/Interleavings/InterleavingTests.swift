@@ -1,0 +1,29 @@
+#if ACTORPROMISE_INTERLEAVINGS
+import Testing
+
+/// Every scenario, run once for every schedule with at most three preemptions, in the checker's
+/// build (`scripts/interleavings.sh`; about a minute for all on a 2-core machine).
+/// `ACTORPROMISE_INTERLEAVING_BOUND=N` asks for another bound (4 takes minutes per scenario and
+/// stops the largest at `ACTORPROMISE_INTERLEAVING_LIMIT` runs, 200,000 by default).
+@Suite("Interleavings: every schedule up to a preemption bound", .serialized)
+struct InterleavingTests {
+    static let scenarios = CombinatorScenarios.all + CoreScenarios.all + TimerAndAwaitScenarios.all
+
+    @Test("each scenario under every schedule", arguments: scenarios.indices)
+    func scenario(_ index: Int) {
+        let scenario = Self.scenarios[index]
+        let bound = TestSettings.integer("ACTORPROMISE_INTERLEAVING_BOUND", default: 3)
+        let limit = TestSettings.integer("ACTORPROMISE_INTERLEAVING_LIMIT", default: 200_000)
+        let report = InterleavingChecker.shared.explore(scenario, bound: bound, limit: limit)
+        print("interleavings: \(report)")
+        #expect(report.failure == nil, "\(report)")
+        #expect(report.complete || bound > 3, "\(report)")
+    }
+
+    @Test("the scenarios are at least twenty, each named once")
+    func scenarioCount() {
+        #expect(Self.scenarios.count >= 20)
+        #expect(Set(Self.scenarios.map(\.name)).count == Self.scenarios.count)
+    }
+}
+#endif
