@@ -1,5 +1,5 @@
 #if ACTORPROMISE_INTERLEAVINGS
-import ActorPromise
+@testable import ActorPromise
 
 /// Combinators, `timeout`, `retry` and `reduce` observe their inputs: a cancel that reaches an
 /// input after it settled changes nothing for them (Semantics, *Cancellation*).
@@ -20,7 +20,7 @@ enum CombinatorScenarios {
         return .init(threads: [
             { p4.cancel() },
             { r0.fulfill(73) },
-        ], check: {
+        ], watching: [("#0", p0.core), ("#2", p2.core), ("#3", p3.core), ("#4", p4.core), ("#5", p5.core)], check: {
             var findings = Findings()
             let s4 = state(p4), s5 = state(p5)
             findings.expect(s4 == "cancelled" || s4 == "fulfilled(73)", "#4 is \(s4)")
@@ -55,7 +55,7 @@ enum CombinatorScenarios {
         return .init(threads: [
             { resolver.fulfill(5) },
             { attempt.cancel() },
-        ], check: {
+        ], watching: [("attempt", attempt.core), ("retry", run.core)], check: {
             var findings = Findings()
             findings.expect(state(run) == state(attempt), "attempt \(state(attempt)), retry \(state(run))")
             findings.gatesFree([attempt, run], ["attempt", "retry"])
@@ -70,7 +70,7 @@ enum CombinatorScenarios {
         return .init(threads: [
             { resolver.fulfill(5) },
             { input.cancel() },
-        ], check: {
+        ], watching: [("input", input.core), ("timeout", limited.core)], check: {
             var findings = Findings()
             findings.expect(state(limited) == state(input), "input \(state(input)), timeout \(state(limited))")
             findings.gatesFree([input, limited], ["input", "timeout"])

@@ -1,5 +1,5 @@
 #if ACTORPROMISE_INTERLEAVINGS
-import ActorPromise
+@testable import ActorPromise
 
 /// The gate, settlement, cancel walks, the child set, interest and adoption, two threads at a
 /// time.
@@ -25,7 +25,7 @@ enum CoreScenarios {
                 jobs.runAll()
             },
             { promise.then(on: jobs) { log.add("queued \($0)") } },
-        ], check: {
+        ], watching: [("promise", promise.core)], check: {
             jobs.runAll()
             var findings = Findings()
             let calls = log.all
@@ -67,7 +67,7 @@ enum CoreScenarios {
         return .init(threads: [
             { promise.cancel() },
             { resolver.fulfill(1) },
-        ], check: {
+        ], watching: [("promise", promise.core), ("child", child.core), ("grandchild", grandchild.core)], check: {
             var findings = Findings()
             let cancelled = promise.isCancelled
             findings.expect(cancels.all.count == (cancelled ? 1 : 0), "onCancel ran \(cancels.all.count) times, promise \(state(promise))")
@@ -116,7 +116,7 @@ enum CoreScenarios {
         return .init(threads: [
             { root.cancel() },
             { leaf.cancel() },
-        ], check: {
+        ], watching: [("root", root.core), ("middle", middle.core), ("leaf", leaf.core)], check: {
             var findings = Findings()
             findings.expect(root.isCancelled && middle.isCancelled && leaf.isCancelled,
                             "root \(state(root)), middle \(state(middle)), leaf \(state(leaf))")
@@ -128,25 +128,44 @@ enum CoreScenarios {
     }
 
     /// A child that becomes done (its parent fulfilled it) while it gains a pending child of its
-    /// own, which re-attaches it: a later cancel of the root must still reach the new child.
+    /// own, which re-attaches it: a later cancel of the root must still reach the new child. The
+    /// root has a second child, still pending, so that the child sits in the root's set beside
+    /// another.
+    /// Everything is freed once let go of (a parent that kept a done child would keep both).
     static let childDoneAgainstReattach = Scenario("a child's done report against its re-attach") {
         let (root, resolver) = Promise<Int>.pending()
+        let held = JobList()
+        let sibling = root.then(on: held) { $0 }
         let child = root.then(on: .inline) { $0 }
+        // The new child's handler runs on a third thread, so that it can settle — and its
+        // parent report done again — between the re-attach and the first done report.
         let jobs = JobList()
+        let ran = CallLog()
         let holder = Holder<Promise<Int>>()
         return .init(threads: [
             { resolver.fulfill(1) },
-            { holder.value = child.then(on: jobs) { $0 + 1 } },
-        ], check: {
+            {
+                holder.value = child.then(on: jobs) { value in
+                    ran.add("handler")
+                    return value + 1
+                }
+            },
+            { jobs.runAll() },
+        ], watching: [("root", root.core), ("sibling", sibling.core), ("child", child.core)], check: {
             var findings = Findings()
+            let handlerRan = !ran.all.isEmpty
             root.cancel()
+            held.runAll()
             jobs.runAll()
             if let grandchild = holder.value {
-                findings.expect(grandchild.isCancelled, "the new child, pending at the cancel, is \(state(grandchild))")
+                let expected = handlerRan ? "fulfilled(2)" : "cancelled"
+                findings.expect(state(grandchild) == expected, "the new child (handler run: \(handlerRan)) is \(state(grandchild)) after the root's cancel")
                 findings.gatesFree([grandchild], ["new child"])
             }
             findings.expect(root.isFulfilled && child.isFulfilled, "root \(state(root)), child \(state(child))")
+            findings.expect(sibling.isCancelled, "sibling, pending at the cancel, is \(state(sibling))")
             findings.gatesFree([root, child], ["root", "child"])
+            holder.value = nil
             return findings.problems
         })
     }
@@ -168,7 +187,7 @@ enum CoreScenarios {
                 second.whenComplete(on: .inline) { log.add(describe($0)) }
                 holder.value = second
             },
-        ], check: {
+        ], watching: [("promise", promise.core), ("first", first.core)], check: {
             var findings = Findings()
             let cancelled = promise.isCancelled
             findings.expect(cancels.all.count == (cancelled ? 1 : 0), "onCancel ran \(cancels.all.count) times, promise \(state(promise))")
@@ -232,7 +251,7 @@ enum CoreScenarios {
         return .init(threads: [
             { resolver.resolve(with: source) },
             { sourceResolver.fulfill(3) },
-        ], check: {
+        ], watching: [("follower", follower.core), ("source", source.core)], check: {
             var findings = Findings()
             findings.expect(state(follower) == "fulfilled(3)", "follower \(state(follower))")
             findings.expect(log.all == ["fulfilled(3)"], "callback \(log.all)")
@@ -252,7 +271,7 @@ enum CoreScenarios {
         return .init(threads: [
             { resolver.resolve(with: source) },
             { follower.cancel() },
-        ], check: {
+        ], watching: [("follower", follower.core), ("source", source.core)], check: {
             var findings = Findings()
             findings.expect(follower.isCancelled, "follower \(state(follower))")
             findings.expect(source.isCancelled, "source, wanted by nobody, is \(state(source))")
@@ -279,7 +298,7 @@ enum CoreScenarios {
         return .init(threads: [
             { firstResolver.fulfill(1) },
             { outer.cancel() },
-        ], check: {
+        ], watching: [("first", first.core), ("step", step.core), ("loop", loop.core), ("outer", outer.core)], check: {
             var findings = Findings()
             findings.expect(outer.isCancelled && loop.isCancelled, "loop \(state(loop)), outer \(state(outer))")
             // The first promise, which only the loop waited for, is cancelled unless it was

@@ -144,7 +144,11 @@ final class InterleavingChecker: @unchecked Sendable {
     // MARK: One run
 
     private func execute(_ scenario: Scenario, prefix: [Int]) -> Run {
-        let instance = scenario.make()
+        var instance: Scenario.Instance? = scenario.make()
+        let watched = instance?.watched ?? []
+        var bodies = instance?.threads ?? []
+        var check = instance?.check
+        instance = nil
         mutex.lock()
         self.prefix = prefix
         decisions = []
@@ -153,7 +157,8 @@ final class InterleavingChecker: @unchecked Sendable {
         freeRun = false
         owners = [:]
         done = DispatchSemaphore(value: 0)
-        threads = instance.threads.enumerated().map { CheckedThread(index: $0.offset, body: $0.element, checker: self) }
+        threads = bodies.enumerated().map { CheckedThread(index: $0.offset, body: $0.element, checker: self) }
+        bodies = []
         finished = Array(repeating: false, count: threads.count)
         blockedOnLock = Array(repeating: nil, count: threads.count)
         waitingFor = Array(repeating: nil, count: threads.count)
@@ -174,9 +179,14 @@ final class InterleavingChecker: @unchecked Sendable {
         let decisions = self.decisions
         threads = []
         mutex.unlock()
+        if failure == nil, let problems = check?(), !problems.isEmpty {
+            failure = problems.joined(separator: "\n")
+        }
+        // Everything the scenario made is let go of now; what it watches must be freed with it.
+        check = nil
         if failure == nil {
-            let problems = instance.check()
-            if !problems.isEmpty { failure = problems.joined(separator: "\n") }
+            let leaked = watched.filter { $0.reference.object != nil }.map(\.name)
+            if !leaked.isEmpty { failure = "leaked: \(leaked.joined(separator: ", ")) outlived the scenario" }
         }
         return Run(decisions: decisions, failure: failure, trace: trace)
     }
@@ -407,6 +417,15 @@ struct Scenario: Sendable {
         var threads: [@Sendable () -> Void]
         /// The problems found (empty when the run is right).
         var check: () -> [String]
+        /// Objects that must be freed once the threads, the check and everything the scenario
+        /// made are let go of (a leak check: weak references).
+        var watched: [(name: String, reference: WeakReference)] = []
+
+        init(threads: [@Sendable () -> Void], watching: [(String, AnyObject)] = [], check: @escaping () -> [String]) {
+            self.threads = threads
+            self.check = check
+            watched = watching.map { ($0.0, WeakReference($0.1)) }
+        }
     }
 }
 #endif

@@ -1,5 +1,5 @@
 #if ACTORPROMISE_INTERLEAVINGS
-import ActorPromise
+@testable import ActorPromise
 import Foundation
 
 /// Timers (a fire against a cancel) and awaiters (the awaiter's phase against fulfilment and
@@ -37,7 +37,7 @@ enum TimerAndAwaitScenarios {
         return .init(threads: [
             { resolver.fulfill(5) },
             { scheduler.advance(by: .seconds(10)) },
-        ], check: {
+        ], watching: [("input", input.core), ("timeout", limited.core)], check: {
             var findings = Findings()
             let s = state(limited)
             let timedOut = if case .failure(let error as PromiseError)? = limited.result { error.code == .timedOut } else { false }
@@ -94,7 +94,7 @@ enum TimerAndAwaitScenarios {
                 InterleavingChecker.shared.withoutPreemption { executor.task?.cancel() }
             },
             { resolver.fulfill(4) },
-        ], check: {
+        ], watching: [("promise", promise.core)], check: {
             var findings = Findings()
             let got = result.value ?? "nothing"
             findings.expect(got == "fulfilled(4)" || got == "cancelled", "the await returned \(got)")
