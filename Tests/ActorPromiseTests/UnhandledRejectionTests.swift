@@ -168,6 +168,23 @@ struct UnhandledRejectionTests {
         }
     }
 
+    @Test("R14 not reported: rejected before every promise derived from it was cancelled, while their handlers waited")
+    func rejectedBeforeDependentsCancelled() async throws {
+        // The rejection had settled, but the handlers that would have taken it still waited in a
+        // busy queue when their promises were cancelled: it never reached them. Whether it came
+        // a moment before or after the cancel is a race the caller cannot see, so the decision
+        // is the same either way: not reported (the Semantics article, *Unhandled rejections*).
+        try await expectNoReport(24) {
+            let (queue, release) = LateCancelTests.busyQueue()
+            let promise = Promise<Int>(error: DiagnosedError(id: 24))
+            let children = [promise.then(on: queue) { $0 + 1 }, promise.map(on: queue) { $0 * 2 }]
+            for child in children { child.cancel() }
+            release()
+            for child in children { #expect(child.isCancelled) }
+            return [promise.core] + children.map(\.core)
+        }
+    }
+
     @Test("R14 not reported: handled at the end of a chain")
     func handledAtEnd() async throws {
         try await expectNoReport(10) {
