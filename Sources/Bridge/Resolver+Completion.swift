@@ -11,7 +11,8 @@ extension Resolver {
     /// - Parameter errorType: The API's error type; inferred where the handler is passed.
     /// - Returns: The handler.
     public func completion<E: Error>(_ errorType: E.Type = E.self) -> @Sendable (Result<Value, E>) -> Void {
-        { [self] result in resolve(result) }
+        let outside = outsideCallback()
+        return { [self] result in Self.deliver(outside) { self.resolve(result) } }
     }
 
     /// A completion handler of the `(Result<Value, any Error>) -> Void` shape, where nothing says
@@ -20,7 +21,8 @@ extension Resolver {
     /// - Returns: The handler, which settles the promise as the typed form does.
     @_disfavoredOverload
     public func completion() -> @Sendable (Result<Value, any Error>) -> Void {
-        { [self] result in resolve(result) }
+        let outside = outsideCallback()
+        return { [self] result in Self.deliver(outside) { self.resolve(result) } }
     }
 
     /// A completion handler of any shape, which `transform` maps to the value: what it returns
@@ -54,8 +56,10 @@ extension Resolver {
     public func completion<each Argument>(
         _ transform: @escaping @Sendable (repeat each Argument) throws -> Value
     ) -> @Sendable (repeat each Argument) -> Void {
-        { [self] (arguments: repeat each Argument) in
-            do { fulfill(try transform(repeat each arguments)) } catch { reject(error) }
+        let outside = outsideCallback()
+        return { [self] (arguments: repeat each Argument) in
+            let result = Result { try transform(repeat each arguments) }
+            Self.deliver(outside) { self.resolve(result) }
         }
     }
 
@@ -64,8 +68,11 @@ extension Resolver {
     /// An error wins; a `nil` value without an error rejects with `CallbackError.missingValue`.
     /// A second call is ignored; a handler that is never called surfaces as abandonment.
     public var optionalCompletion: @Sendable (Value?, (any Error)?) -> Void {
-        { [self] value, error in
-            if let error { reject(error) } else if let value { fulfill(value) } else { reject(CallbackError.missingValue) }
+        let outside = outsideCallback()
+        return { [self] value, error in
+            let result: Result<Value, any Error> =
+                if let error { .failure(error) } else if let value { .success(value) } else { .failure(CallbackError.missingValue) }
+            Self.deliver(outside) { self.resolve(result) }
         }
     }
 }
@@ -73,13 +80,29 @@ extension Resolver {
 extension Resolver where Value == Void {
     /// A completion handler of the `(Error?) -> Void` shape (B4): `nil` fulfils, an error rejects.
     public var errorCompletion: @Sendable ((any Error)?) -> Void {
-        { [self] error in
-            if let error { reject(error) } else { fulfill(()) }
+        let outside = outsideCallback()
+        return { [self] error in
+            let result: Result<Void, any Error> = if let error { .failure(error) } else { .success(()) }
+            Self.deliver(outside) { self.resolve(result) }
         }
     }
 }
 
 /// Errors raised by the callback adapters.
+extension Resolver {
+    /// A callback handed to work outside a test runtime, when one drives this thread (see
+    /// `PromiseTestRuntime`): the runtime waits for it before its clock jumps, and runs what it
+    /// delivers in its own order. `nil` (one thread-local read) everywhere else.
+    func outsideCallback() -> OutsideCallback? {
+        OutsideCallback.started("the completion handler of the promise made at \(core.siteText ?? "an unrecorded site")")
+    }
+
+    /// Runs `settle` now, or as a job of the test runtime that tracks `outside`.
+    static func deliver(_ outside: OutsideCallback?, _ settle: @escaping @Sendable () -> Void) {
+        if let outside { outside.deliver(settle) } else { settle() }
+    }
+}
+
 public enum CallbackError: Error, Equatable {
     /// A `(Value?, Error?)` completion was called with neither a value nor an error.
     case missingValue

@@ -41,7 +41,7 @@ extension StateActor {
     @usableFromInline
     nonisolated func recordForTestRuntime() {
         #if DEBUG
-        guard let runtime = ThreadState.withCurrent({ $0.interceptor }) else { return }
+        guard let runtime = ThreadState.withCurrent({ $0.activeInterceptor }) else { return }
         runtime.record { [weak self] in (self as? any PendingReporting)?.pendingReport }
         #endif
     }

@@ -30,7 +30,7 @@ public final class MainContext: ExecutionContext, Sendable {
     public func submit(_ item: any Runnable) {
         // A test runtime runs main-context jobs only when it drives the main thread, where they
         // are main-actor code.
-        if let runtime = ThreadState.withCurrent({ $0.interceptor }), Self.isMainThread {
+        if let runtime = ThreadState.withCurrent({ $0.activeInterceptor }), Self.isMainThread {
             return runtime.enqueue(item, on: self, ordered: true)
         }
         queue.withLockWakingWaiters { $0.append(item) }

@@ -68,7 +68,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
         ThreadState.withCurrent { thread in
             guard thread.pool == ObjectIdentifier(self) else {
                 // A test runtime driving this thread (never one of this pool's workers) takes it.
-                if let interceptor = thread.interceptor {
+                if let interceptor = thread.activeInterceptor {
                     interceptor.enqueue(item.take()!, on: self, ordered: false)
                 }
                 return

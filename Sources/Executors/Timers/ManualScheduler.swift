@@ -57,6 +57,19 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
         return true
     }
 
+    /// Takes every action due at the earliest deadline, if that is no later than `target` (moving
+    /// time to it), in the order they were scheduled: for a driver that fires them in an order of
+    /// its own choosing, as a program's timers due together may fire.
+    package func takeEarliestDue(by target: Duration) -> [ScheduledAction] {
+        state.withLock { state in
+            guard let earliest = state.entries.map(\.deadline).min(), earliest <= target else { return [] }
+            let due = state.entries.filter { $0.deadline == earliest }.sorted { $0.sequence < $1.sequence }
+            state.entries.removeAll { $0.deadline == earliest }
+            state.now = max(state.now, earliest)
+            return due.map(\.action)
+        }
+    }
+
     /// Moves time to `target`, if it is later than now, running nothing.
     package func moveTime(to target: Duration) {
         state.withLock { $0.now = max($0.now, target) }

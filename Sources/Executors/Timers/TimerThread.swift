@@ -18,7 +18,7 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable
 
     /// Schedules `action` on the timer thread after `delay` of real time.
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-        if let interceptor = ThreadState.withCurrent({ $0.interceptor }), let timers = interceptor as? any TimerInterceptor {
+        if let interceptor = ThreadState.withCurrent({ $0.activeInterceptor }), let timers = interceptor as? any TimerInterceptor {
             return timers.clock.schedule(after: delay, action)
         }
         let handle = ScheduledAction(action)

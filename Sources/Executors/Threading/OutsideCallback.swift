@@ -1,0 +1,58 @@
+/// A test runtime that knows of callbacks handed to work outside it (an SDK's completion
+/// handler): it does not let its clock jump past a deadline while one may still be called, and it
+/// runs what each delivers as a job of its own, in its order.
+package protocol OutsideWorkTracker: AnyObject, Sendable {
+    /// `callback` was made on the runtime's thread and handed out.
+    func outsideCallbackStarted(_ callback: OutsideCallback)
+    /// `callback` was called (`delivery` is what it does, to run as a job), or released without
+    /// being called (`delivery` is `nil`). `first` says whether this is its first call or release.
+    func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?)
+}
+
+/// A callback made on a test runtime's thread and handed to work outside the runtime: the
+/// completion adapters of `Resolver` make one when a runtime drives their thread, and nothing
+/// otherwise (one thread-local read).
+///
+/// While it has not been called, the runtime waits for it (in real time, up to its limit) instead
+/// of jumping its clock; what it delivers runs as one of the runtime's jobs, so that the handlers
+/// it releases run in the runtime's order and on its clock.
+package final class OutsideCallback: Sendable {
+    /// What the callback is, for the runtime's messages: "the completion handler of the promise
+    /// made at Loader.swift:12".
+    package let label: String
+    private let state: LockedState<Tracking>
+
+    private struct Tracking: Sendable {
+        weak var tracker: (any OutsideWorkTracker)?
+        var called = false
+    }
+
+    private init(label: String, tracker: any OutsideWorkTracker) {
+        self.label = label
+        state = LockedState(Tracking(tracker: tracker))
+    }
+
+    /// A tracked callback if a runtime that tracks them drives this thread; `nil` otherwise.
+    package static func started(_ label: @autoclosure () -> String) -> OutsideCallback? {
+        guard let tracker = ThreadState.withCurrent({ $0.activeInterceptor }) as? any OutsideWorkTracker else { return nil }
+        let callback = OutsideCallback(label: label(), tracker: tracker)
+        tracker.outsideCallbackStarted(callback)
+        return callback
+    }
+
+    /// Runs `delivery` as a job of the runtime that tracks this callback, or at once if that
+    /// runtime is gone.
+    package func deliver(_ delivery: @escaping @Sendable () -> Void) {
+        let (tracker, first) = state.withLock { state in
+            defer { state.called = true }
+            return (state.tracker, !state.called)
+        }
+        guard let tracker else { return delivery() }
+        tracker.outsideCallbackEnded(self, first: first, delivery: delivery)
+    }
+
+    deinit {
+        let tracker = state.withLock { $0.called ? nil : $0.tracker }
+        tracker?.outsideCallbackEnded(self, first: true, delivery: nil)
+    }
+}
