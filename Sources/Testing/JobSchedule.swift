@@ -56,6 +56,17 @@ struct JobSchedule {
         return (lines[line].jobs.remove(at: position).job, lines[line].context)
     }
 
+    /// Callbacks handed to work outside the runtime and not called yet (see `OutsideCallback`),
+    /// oldest first.
+    var outside: [(id: ObjectIdentifier, label: String)] = []
+
+    /// Puts `items` in an order drawn from the seed; without a seed, leaves them as they are.
+    mutating func shuffle<Item>(_ items: inout [Item]) {
+        guard var generator = random, items.count > 1 else { return }
+        items.shuffle(using: &generator)
+        random = generator
+    }
+
     /// Takes every waiting job with its context, oldest first, leaving the schedule empty.
     mutating func removeAll() -> [(job: any Runnable, context: any ExecutionContext)] {
         let all = lines.flatMap { line in line.jobs.map { (sequence: $0.sequence, job: $0.job, context: line.context) } }

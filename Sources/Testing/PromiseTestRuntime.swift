@@ -36,11 +36,14 @@ import ActorPromiseExecutors
 ///   `autoAdvance`, time) until the promise settles, and throws `PromiseError.wouldDeadlock`
 ///   if nothing left could settle it.
 ///
-/// Only the thread the runtime drives is affected: other tests, running in parallel, and other
-/// threads (an SDK's callback queue) submit to their contexts as always, and that work runs there,
-/// outside the runtime's order. `.main` handlers are driven only when the test runs on the main
-/// thread (a `@MainActor` test), where they are main-actor code; elsewhere they go to the main
-/// queue as always. A Foundation `OperationQueue` is not driven.
+/// Only the test the runtime drives is affected: other tests, running in parallel, and other
+/// threads submit to their contexts as always, and that work runs there, outside the runtime's
+/// order. A completion handler made with `resolver.completion()` (or a sibling) while the runtime
+/// drives is the exception: until it is called the clock does not jump (up to
+/// `outsideWorkTimeout`), and what it delivers runs as the runtime's job. A raw resolver handed to
+/// another thread is invisible to the runtime. `.main` handlers are driven in a `@MainActor` test,
+/// where they are main-actor code; elsewhere they go to the main queue as always. A Foundation
+/// `OperationQueue` is not driven.
 ///
 /// Lifecycle: releasing the runtime hands the jobs it still holds to the contexts they were
 /// submitted to, which run them as always (nothing is lost), and cancels its pending timers,
@@ -51,6 +54,12 @@ public final class PromiseTestRuntime: Sendable {
     private let schedule: LockedState<JobSchedule>
     private let time = ManualScheduler()
     private let autoAdvance: Bool
+    /// How long the runtime waits, in real time, for a callback handed to work outside it.
+    private let outsideWorkTimeout: Duration
+    /// Why the last drive gave up while work was left: callbacks from outside that never came.
+    private let gaveUp = LockedState<String?>(nil)
+    /// The context the jobs that outside callbacks deliver are recorded under.
+    private let outsideLine = OutsideLine()
     /// Reports of the promises made while the runtime drove (debug builds).
     private let made = LockedState<[PendingReporter]>([])
     private let trace = LockedState<[String]>([])
@@ -63,9 +72,15 @@ public final class PromiseTestRuntime: Sendable {
     ///   - seed: Picks the order among the jobs that could run next; `nil` runs jobs in
     ///     submission order.
     ///   - autoAdvance: Whether the clock jumps to the next deadline whenever no job can run.
-    public init(seed: UInt64? = nil, autoAdvance: Bool = false) {
+    ///     Without it the clock moves only when the test calls ``advance(by:)``.
+    ///   - outsideWorkTimeout: How long, in real time, the runtime waits for a completion
+    ///     handler it handed to work outside it (`resolver.completion()` and its siblings, made
+    ///     while the runtime drives) before it gives up; while one is outstanding the clock never
+    ///     jumps.
+    public init(seed: UInt64? = nil, autoAdvance: Bool = false, outsideWorkTimeout: Duration = .seconds(10)) {
         schedule = LockedState(JobSchedule(seed: seed))
         self.autoAdvance = autoAdvance
+        self.outsideWorkTimeout = outsideWorkTimeout
     }
 
     deinit {
@@ -104,7 +119,7 @@ public final class PromiseTestRuntime: Sendable {
     /// ```swift
     /// let runtime = PromiseTestRuntime(autoAdvance: true)
     /// let value = try runtime.run {
-    ///     Promise<Int>.retry(attempts: 5, delay: .fixed(.seconds(10))) { _ in flakyRequest() }
+    ///     Promise<Int>.retry(attempts: 5, delay: .fixed(.seconds(10))) { _ in server.request() }
     ///         .timeout(after: .seconds(30))
     /// }
     /// ```
@@ -125,7 +140,7 @@ public final class PromiseTestRuntime: Sendable {
             defer { drain(until: { false }) }
             let promise = try body()
             drain(until: { !promise.isPending })
-            guard let outcome = promise.takenSettledOutcome else { throw StuckRun(pending: pendingReport(), idleFor: nil) }
+            guard let outcome = promise.takenSettledOutcome else { throw stuckRun(idleFor: nil) }
             return try outcome.get()
         }
     }
@@ -148,7 +163,7 @@ public final class PromiseTestRuntime: Sendable {
     public func advance(by duration: Duration) {
         driving {
             let target = time.elapsed + duration
-            repeat { runJobs() } while time.fireNext(dueBy: target)
+            repeat { runJobs() } while fireEarliest(dueBy: target)
             time.moveTime(to: target)
         }
     }
@@ -164,17 +179,92 @@ public final class PromiseTestRuntime: Sendable {
     }
 
     /// Runs jobs until `isDone`, or until none is left and (with `autoAdvance`) no timer either.
+    /// While a callback handed to work outside is outstanding, it waits for it (real time, up
+    /// to `outsideWorkTimeout`) before the clock may jump.
     private func drain(until isDone: () -> Bool) {
         while !isDone() {
             if runOne() { continue }
-            guard autoAdvance, let deadline = time.nextDeadline, time.fireNext(dueBy: deadline) else { return }
+            if schedule.withLock({ !$0.outside.isEmpty }) {
+                if waitForOutsideWork(isDone) { continue }
+                return
+            }
+            guard autoAdvance, let deadline = time.nextDeadline, fireEarliest(dueBy: deadline) else { return }
         }
+    }
+
+    /// Fires every timer due at the earliest deadline by `target`, in an order the seed picks
+    /// (as a program's timers due together may fire), before any job they release runs; returns
+    /// whether any fired.
+    private func fireEarliest(dueBy target: Duration) -> Bool {
+        var due = time.takeEarliestDue(by: target)
+        guard !due.isEmpty else { return false }
+        schedule.withLock { $0.shuffle(&due) }
+        for action in due { action.fire() }
+        return true
+    }
+
+    /// Waits until an outside callback delivers, is released, or `isDone`; returns `false`, and
+    /// records why, if none of them happens within `outsideWorkTimeout`.
+    private func waitForOutsideWork(_ isDone: () -> Bool) -> Bool {
+        let deadline = monotonicSeconds() + seconds(outsideWorkTimeout)
+        let late: [String]? = schedule.withLock(waiting: { schedule in
+            if schedule.count > 0 || schedule.outside.isEmpty || isDone() { return .done(nil) }
+            let left = deadline - monotonicSeconds()
+            guard left <= 0 else { return .wait(seconds: left) }
+            // Given up on: the runtime no longer waits for them.
+            defer { schedule.outside = [] }
+            return .done(schedule.outside.map(\.label))
+        })
+        guard let late else { return true }
+        gaveUp.withLock {
+            $0 = "\(late.joined(separator: ", ")) was not called within \(outsideWorkTimeout) of real time "
+                + "(the work outside the runtime it was handed to never called it; outsideWorkTimeout: sets the wait)"
+        }
+        return false
     }
 
     /// Drives this thread until `isDone` or idle (the asynchronous form's driver thread).
     func runUntilIdleWhile(_ isDone: () -> Bool) {
         driving { drain(until: isDone) }
     }
+
+    /// One turn of the main-actor form's driver: runs the queued jobs on this (the main) thread,
+    /// and, if none is left and `advancesClock`, fires the timers due at the next deadline (with
+    /// `autoAdvance`). Never waits. Returns whether anything ran or fired.
+    func turn(advancesClock: Bool) -> Bool {
+        driving {
+            var ran = false
+            while runOne() { ran = true }
+            if !ran, advancesClock, autoAdvance, schedule.withLock({ $0.outside.isEmpty }),
+               let deadline = time.nextDeadline {
+                ran = fireEarliest(dueBy: deadline)
+            }
+            return ran
+        }
+    }
+
+    /// Whether a job waits, or (with `autoAdvance`) a timer could fire: the main-actor driver
+    /// has something to do.
+    var hasQueuedJobs: Bool { schedule.withLock { $0.count > 0 } }
+
+    /// The labels of the outside callbacks not called yet.
+    var outstandingCallbacks: [String] { schedule.withLock { $0.outside.map(\.label) } }
+
+    /// Records that the runtime stopped waiting for the outside callbacks it knew of.
+    func giveUpOnOutsideWork(after timeout: Duration) {
+        let late = schedule.withLock { schedule in
+            defer { schedule.outside = [] }
+            return schedule.outside.map(\.label)
+        }
+        guard !late.isEmpty else { return }
+        gaveUp.withLock {
+            $0 = "\(late.joined(separator: ", ")) was not called within \(timeout) of real time "
+                + "(the work outside the runtime it was handed to never called it; outsideWorkTimeout: sets the wait)"
+        }
+    }
+
+    /// How long the runtime waits for outside callbacks.
+    var outsideWait: Duration { outsideWorkTimeout }
 
     /// Waits until a job is queued or `isDone`, up to `seconds` (`nil`: no limit); returns whether
     /// one of the two happened.
@@ -195,14 +285,21 @@ public final class PromiseTestRuntime: Sendable {
 
     private func runOne() -> Bool {
         guard let (job, context) = schedule.withLock({ $0.pop() }) else { return false }
-        trace.withLock { $0.append(Self.name(of: context)) }
+        trace.withLock { $0.append(Self.name(of: job, on: context)) }
         job.run()
         return true
     }
 
-    /// The contexts whose jobs ran, in the order they ran: the order a seed chose, to read when a
-    /// seed fails.
+    /// The jobs that ran, in the order they ran — each as its context and what it was ("pool:
+    /// handler of the promise made at Bank.swift:12"; the sites are recorded in debug builds): the
+    /// order a seed chose, to read when a seed fails.
     public var order: [String] { trace.withLock { $0 } }
+
+    private static func name(of job: any Runnable, on context: any ExecutionContext) -> String {
+        let described = (job as? any DescribedJob)?.jobDescription
+            ?? ((job as? RunningItem)?.item as? any DescribedJob)?.jobDescription
+        return described.map { "\(name(of: context)): \($0)" } ?? name(of: context)
+    }
 
     private static func name(of context: any ExecutionContext) -> String {
         switch context {
@@ -211,6 +308,7 @@ public final class PromiseTestRuntime: Sendable {
         case is WorkerPool: "pool"
         case is MainContext: "main"
         case is TaskLine: "task"
+        case is OutsideLine: "outside callback"
         default: String(describing: type(of: context))
         }
     }
@@ -235,6 +333,48 @@ public final class PromiseTestRuntime: Sendable {
             return pending
         }
     }
+}
+
+extension PromiseTestRuntime {
+    /// Why a run cannot finish, in words: for ``StuckRun``.
+    func stuckRun(idleFor: Duration?) -> StuckRun {
+        let reason: String
+        if let gaveUp = gaveUp.withLock({ $0 }) {
+            reason = gaveUp
+        } else if !autoAdvance, time.pendingCount > 0 {
+            let timers = time.pendingCount == 1 ? "a timer waits" : "\(time.pendingCount) timers wait"
+            reason = "nothing in the runtime can run, and \(timers) for a later time — but this runtime's clock "
+                + "moves only when the test calls advance(by:); make it with autoAdvance: true to let the clock "
+                + "jump to the next deadline"
+        } else if let idleFor {
+            reason = "nothing could run for \(idleFor) and the body had not finished"
+        } else {
+            reason = "the promise can never settle: nothing left in the runtime can run and no timer is due"
+        }
+        return StuckRun(pending: pendingReport(), idleFor: idleFor, reason: reason)
+    }
+
+    /// Whether a run that got stuck got stuck only because the clock does not move by itself.
+    var isStuckOnTheClock: Bool { !autoAdvance && time.pendingCount > 0 }
+}
+
+extension PromiseTestRuntime: OutsideWorkTracker {
+    package func outsideCallbackStarted(_ callback: OutsideCallback) {
+        schedule.withLock { $0.outside.append((ObjectIdentifier(callback), callback.label)) }
+    }
+
+    package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
+        schedule.withLockWakingWaiters { schedule in
+            if first { schedule.outside.removeAll { $0.id == ObjectIdentifier(callback) } }
+            if let delivery { schedule.push(ClosureWorkItem(delivery), on: outsideLine, ordered: true) }
+        }
+    }
+}
+
+/// The context the deliveries of outside callbacks are recorded under. It only names them: those
+/// jobs never leave the runtime, or run at once if it is gone.
+final class OutsideLine: ExecutionContext {
+    func submit(_ item: any Runnable) { item.run() }
 }
 
 extension PromiseTestRuntime: TimerInterceptor {

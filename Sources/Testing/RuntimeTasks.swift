@@ -33,21 +33,23 @@ private final class AsyncRunState: Sendable {
 }
 
 /// A run that cannot finish: the promise `run` drives can never settle, because nothing in the
-/// runtime can run and no timer is due — or, for the asynchronous form, the body made no progress
-/// and nothing arrived from outside the runtime for the hang guard's time. It says what was
-/// pending then.
+/// runtime can run and no timer is due (or timers wait but the clock does not advance by itself),
+/// or a completion handler handed to work outside was never called — or, for the asynchronous
+/// form, the body made no progress and nothing arrived from outside the runtime for the hang
+/// guard's time. It says why, and what was pending then.
 public struct StuckRun: Error, CustomStringConvertible {
     /// ``PromiseTestRuntime/pendingReport()`` when the runtime gave up.
     public let pending: [String]
     /// How long the asynchronous form waited for work from outside; `nil` for the synchronous
     /// form, which gives up as soon as the runtime is idle.
     public let idleFor: Duration?
+    /// Why the runtime gave up, and the option that decides it when there is one (`autoAdvance`,
+    /// `outsideWorkTimeout`).
+    public let reason: String
 
     /// Why the run could not finish, and every pending promise, one per line.
     public var description: String {
-        let why = idleFor.map { "nothing could run for \($0) and the body had not finished" }
-            ?? "the promise can never settle: nothing left in the runtime can run and no timer is due"
-        return "PromiseTestRuntime: \(why); pending:\n"
+        "PromiseTestRuntime: \(reason); pending:\n"
             + (pending.isEmpty ? "(no promise made in the runtime is pending)" : pending.joined(separator: "\n"))
     }
 }
@@ -71,9 +73,13 @@ extension PromiseTestRuntime {
     /// - Throws: What `body` throws, or ``StuckRun``.
     @discardableResult
     public func run<Result: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
         hangGuard: Duration = .seconds(10),
-        _ body: sending @escaping () async throws -> Result
+        @_inheritActorContext _ body: sending @escaping @isolated(any) () async throws -> Result
     ) async throws -> Result {
+        if let isolation, isolation === MainActor.shared {
+            return try await runOnMainActor(hangGuard: hangGuard, body)
+        }
         let state = AsyncRunState()
         let task = Task(executorPreference: self) {
             defer { state.finished.store(true, ordering: .releasing) }
@@ -83,11 +89,60 @@ extension PromiseTestRuntime {
         await withCheckedContinuation { (driven: CheckedContinuation<Void, Never>) in
             startThread(named: "PromiseTestRuntime") {
                 self.driveTask(finished: state.finished, guardSeconds: guardSeconds) {
-                    state.stuck.withLock { $0 = StuckRun(pending: self.pendingReport(), idleFor: hangGuard) }
+                    state.stuck.withLock { $0 = self.stuckRun(idleFor: hangGuard) }
                     task.cancel()
                 }
                 driven.resume()
             }
+        }
+        let result = await task.result
+        if let stuck = state.stuck.withLock({ $0 }) { throw stuck }
+        return try result.get()
+    }
+
+    /// The main-actor form: the runtime drives the body's task from the main actor, in turns,
+    /// and lets the main actor run the body's main-actor code between them. The body's task (and
+    /// its child tasks) hands its jobs and timers to this runtime wherever its code runs — on the
+    /// main actor included — through a task-local, so a `@MainActor` view model's `.main`
+    /// handlers, timeouts and callbacks run in the runtime's order and on its clock, while other
+    /// tests' main-actor code is untouched.
+    @MainActor
+    private func runOnMainActor<Result: Sendable>(
+        hangGuard: Duration, _ body: sending @escaping @isolated(any) () async throws -> Result
+    ) async throws -> Result {
+        TaskInterception.drivers.wrappingAdd(1, ordering: .relaxed)
+        defer { TaskInterception.drivers.wrappingSubtract(1, ordering: .relaxed) }
+        let state = AsyncRunState()
+        let task = Task(executorPreference: self) { [self] in
+            defer { state.finished.store(true, ordering: .releasing) }
+            return try await TaskInterception.$interceptor.withValue(self) { try await body() }
+        }
+        var idleSince = monotonicSeconds()
+        while !state.finished.load(ordering: .acquiring) {
+            // Jobs first; then let the main actor run what the body queued there (a yield puts
+            // this driver behind it), and only when neither made progress does the clock move.
+            var progressed = turn(advancesClock: false)
+            for _ in 0..<3 { await Task.yield() }
+            if hasQueuedJobs { progressed = true }
+            if !progressed, !state.finished.load(ordering: .acquiring) { progressed = turn(advancesClock: true) }
+            if progressed {
+                idleSince = monotonicSeconds()
+                continue
+            }
+            // Idle: wait, without holding the main actor, for work from outside the runtime.
+            let waited = Duration.seconds(monotonicSeconds() - idleSince)
+            let outstanding = !outstandingCallbacks.isEmpty
+            if outstanding ? waited > outsideWait : waited > hangGuard {
+                if outstanding { giveUpOnOutsideWork(after: outsideWait) }
+                state.stuck.withLock { $0 = self.stuckRun(idleFor: outstanding ? nil : hangGuard) }
+                task.cancel()
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        if state.stuck.withLock({ $0 }) == nil {
+            // As the other forms do: run until idle once the body has returned.
+            while turn(advancesClock: false) || turn(advancesClock: true) { await Task.yield() }
         }
         let result = await task.result
         if let stuck = state.stuck.withLock({ $0 }) { throw stuck }

@@ -81,7 +81,7 @@ struct RuntimeScenarioTests {
             let balances = bank.balances.withLock { $0 }
             if balances != [70, 30] { throw LostMoney(balances: balances) }
         }
-        let failure = try #require(PromiseTestRuntime.explore(seeds: 0..<1_000, scenario))
+        let failure = try #require(try PromiseTestRuntime.explore(seeds: 0..<1_000, scenario))
         #expect(failure.error is LostMoney)
         #expect(!failure.order.isEmpty)
         #expect(throws: LostMoney.self) { try scenario(PromiseTestRuntime(seed: failure.seed)) }
