@@ -11,8 +11,7 @@ extension StateActor: DescribedJob {
 
 extension Observer: DescribedJob {
     package var jobDescription: String {
-        let site = source.flatMap { $0._withUnsafeGuaranteedRef { $0.siteText } } ?? "an unrecorded site"
-        return "callback on the promise made at \(site)"
+        "callback on the promise made at \(sourceSiteText ?? "an unrecorded site")"
     }
 }
 

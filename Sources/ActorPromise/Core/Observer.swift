@@ -111,6 +111,11 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
         return source._withUnsafeGuaranteedRef { $0.machine.outcome }
     }
 
+    /// Where the promise that delivered to this observer was made (debug builds), once it has.
+    final var sourceSiteText: String? {
+        source?._withUnsafeGuaranteedRef { $0.siteText }
+    }
+
     /// Forgets the source without reading its outcome: a context dropped this observer, or it is
     /// being freed.
     @inlinable

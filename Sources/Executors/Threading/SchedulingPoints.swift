@@ -30,19 +30,18 @@ package final class InterleavingHooks: Sendable {
     }
 }
 
-/// The hooks in force: installed once per process by the checker and never released, so a
-/// thread uses the ones it loaded without retaining them. (Not an ``ImmortalCell``, whose own
-/// load is a scheduling point.)
-package let interleavingHooksSlot = Atomic<Unmanaged<InterleavingHooks>?>(nil)
+/// The hooks in force: installed once per process by the checker, never removed. (A `Mutex`,
+/// not a `LockedState`, whose own lock is a scheduling point.)
+private let installed = Mutex<InterleavingHooks?>(nil)
 
 /// Installs `hooks` for the rest of the process (the checker does, once).
 package func installInterleavingHooks(_ hooks: InterleavingHooks) {
-    interleavingHooksSlot.store(.passRetained(hooks), ordering: .releasing)
+    installed.withLock { $0 = hooks }
 }
 
 /// The hooks, if installed.
 private var installedHooks: InterleavingHooks? {
-    interleavingHooksSlot.load(ordering: .acquiring)?.takeUnretainedValue()
+    installed.withLock { $0 }
 }
 
 @usableFromInline
