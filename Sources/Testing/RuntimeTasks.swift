@@ -56,7 +56,7 @@ public struct StuckRun: Error, CustomStringConvertible {
 
 extension PromiseTestRuntime {
     /// Runs an asynchronous `body` as a task whose jobs, and every job it submits, the runtime
-    /// runs one at a time on a thread of its own; returns when the body returns.
+    /// runs one at a time; returns when the body returns and the runtime is idle.
     ///
     /// `await promise.value` inside the body resumes in the runtime's order. Child tasks
     /// (`async let`, task groups) run in the runtime too; an unstructured `Task {}` does not.
@@ -65,7 +65,15 @@ extension PromiseTestRuntime {
     /// for it — up to `hangGuard`, after which it cancels the body and throws ``StuckRun`` with
     /// the pending promises, instead of hanging the test.
     ///
+    /// Called from the main actor (a `@MainActor` test), the body is main-actor code and the
+    /// runtime drives it from the main actor, in turns: a view model's `.main` handlers, its
+    /// timeouts and its completion handlers run in the runtime's order and on its clock, while
+    /// other tests' main-actor code runs as always. Elsewhere the runtime drives the body from a
+    /// thread of its own.
+    ///
     /// - Parameters:
+    ///   - isolation: The caller's actor (filled in for you): the main actor makes the runtime
+    ///     drive from the main actor.
     ///   - hangGuard: How long the runtime waits, in real time, for work from outside while
     ///     nothing can run, before it gives up.
     ///   - body: The test's asynchronous promise code.
