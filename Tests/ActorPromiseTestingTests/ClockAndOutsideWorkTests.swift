@@ -8,6 +8,8 @@ import ActorPromiseTesting
 /// thread decide the outcome: no run passes or fails for a reason it does not say.
 @Suite("PromiseTestRuntime: the clock, timers due together, callbacks from outside")
 struct ClockAndOutsideWorkTests {
+    init() { QuietDiagnostics.install() }
+
     /// A counter whose update takes two jobs — a read, then a write — as a cache refresh does.
     final class Counter: Sendable {
         let value = Mutex(0)

@@ -65,6 +65,8 @@ final class ProfileModel {
 @Suite("PromiseTestRuntime: a @MainActor view model in async tests")
 @MainActor
 struct MainActorModelTests {
+    init() { QuietDiagnostics.install() }
+
     @Test("load() against a server slower than the timeout: 'timed out' after 30 virtual seconds, set by the .main handler")
     func loadTimesOut() async throws {
         let runtime = PromiseTestRuntime(autoAdvance: true)

@@ -19,6 +19,8 @@ func code(_ body: () throws -> Any) -> PromiseError.Code? {
 /// runtime, and no effect outside the thread it drives.
 @Suite("PromiseTestRuntime: deterministic orders, virtual time, idle")
 struct PromiseTestRuntimeTests {
+    init() { QuietDiagnostics.install() }
+
     /// A log the handlers write to; they run on the test's thread, one at a time.
     final class Log: Sendable {
         let lines = Mutex<[String]>([])

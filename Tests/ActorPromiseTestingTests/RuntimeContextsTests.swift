@@ -8,6 +8,8 @@ import ActorPromiseTesting
 /// form, `explore(seeds:)` and the pending report behave as a test author expects.
 @Suite("PromiseTestRuntime: every context, the async form, exploring seeds, what is pending")
 struct RuntimeContextsTests {
+    init() { QuietDiagnostics.install() }
+
     typealias Log = PromiseTestRuntimeTests.Log
 
     @Test("an OperationExecutor keeps its rules: a suspended one runs nothing until resumed, priorities order the rest")

@@ -8,6 +8,8 @@ import ActorPromiseTesting
 /// and async code whose awaits and cancellations follow the runtime's order.
 @Suite("PromiseTestRuntime scenarios")
 struct RuntimeScenarioTests {
+    init() { QuietDiagnostics.install() }
+
     /// A request that fails `failures` times, then answers 42 — after a delay, on the pool.
     final class Flaky: Sendable {
         let calls = Mutex(0)

@@ -22,6 +22,8 @@ func slowRequest() -> Promise<Int> { Promise<Void>.after(.seconds(1)).then { 42 
 
 @Suite("The Testing article's examples")
 struct TestingArticleExamples {
+    init() { QuietDiagnostics.install() }
+
     final class FlakyServer: Sendable {
         let calls = Mutex(0)
 

@@ -4,6 +4,9 @@ import ActorPromise
 
 @Suite("R8 abandonment, R10 lazy bodies")
 struct AbandonmentTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("R8 a pending promise whose resolver is released rejects with abandoned, naming its site in debug builds")
     func abandoned() async throws {
         #if DEBUG

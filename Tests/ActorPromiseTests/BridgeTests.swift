@@ -16,6 +16,9 @@ final class FakeOperation: Sendable {
 
 @Suite("B1-B5 bridge")
 struct BridgeTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("B1 await returns the value or throws the rejection")
     func awaitValue() async throws {
         let (promise, resolver) = Promise<Int>.pending()

@@ -7,6 +7,9 @@ import ActorPromise
 /// cancelled promise's queued handler frees the handler and what it captures at once.
 @Suite("E3 L1 a cancelled branch's handler is freed on every context")
 struct CancelledBranchReleaseTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     /// Captured by a handler; holds the handler's own promise, as a view model holding its
     /// request would: a cycle that only freeing the handler breaks.
     final class Holder: @unchecked Sendable {
@@ -58,6 +61,9 @@ struct CancelledBranchReleaseTests {
 /// (R3, R5).
 @Suite("R3 R5 cancelling a deep recursive loop in constant stack")
 struct DeepCancelTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     /// A polling loop written the natural way: each step is a promise settled elsewhere, and the
     /// loop goes on by returning the next level from `flatMap`. The step at `depth` stays pending;
     /// `reached` is fulfilled when it is made, and its `onCancel` fulfils `stepCancelled`.

@@ -5,6 +5,9 @@ import ActorPromiseTesting
 /// The set that holds a promise's children beyond the first, against `Set` as a model.
 @Suite("Child set")
 struct ChildSetTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("inserts and removals in random order keep exactly the children still present", arguments: [1, 2, 3, 4])
     func matchesModel(seed: UInt64) {
         var random = SplitMix64(state: seed)

@@ -22,7 +22,7 @@ import Testing
 /// `ACTORPROMISE_COLLAPSE_SEED` the first seed; a failure names the seed that replays it.
 @Suite("R3 #40 collapsing a recursive loop changes nothing a user sees", .serialized)
 struct CollapseModelTests {
-    static let rounds = TestSettings.integer("ACTORPROMISE_COLLAPSE_ROUNDS", default: 300)
+    static let rounds = TestSettings.rounds("ACTORPROMISE_COLLAPSE_ROUNDS", quick: 100, long: 300)
     static let firstSeed = TestSettings.seed("ACTORPROMISE_COLLAPSE_SEED")
 
     @Test("R1 R3 R5 R5b R6 R7 R14 random loops, collapsing off and on, the same seeds: the same observations")

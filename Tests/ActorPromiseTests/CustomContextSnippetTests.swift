@@ -20,6 +20,9 @@ final class DroppingContext: ExecutionContext {
 
 @Suite("A context written by a user")
 struct CustomContextSnippetTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("handlers and work of one's own run on a one-method context; a released context's queued handlers still run")
     func labelledQueue() async throws {
         var images: LabelledQueue? = LabelledQueue()

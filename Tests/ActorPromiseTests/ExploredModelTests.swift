@@ -13,7 +13,7 @@ import ActorPromise
 /// `ACTORPROMISE_EXPLORED_SEED` the first round's seed (default: random).
 @Suite("Model check: random graphs against the rules, orders explored by the test runtime")
 struct ExploredModelTests {
-    static let rounds = TestSettings.integer("ACTORPROMISE_EXPLORED_ROUNDS", default: 500)
+    static let rounds = TestSettings.rounds("ACTORPROMISE_EXPLORED_ROUNDS", quick: 200, long: 500)
     static let firstSeed = TestSettings.seed("ACTORPROMISE_EXPLORED_SEED")
 
     @Test("R1 R3 R4 R5 R5b R6 R7 B7 random graphs, each round's order picked by its seed")

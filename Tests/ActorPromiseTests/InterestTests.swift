@@ -72,6 +72,9 @@ actor Downloader {
 
 @Suite("B7 cancelling the last waiter stops the work")
 struct InterestTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("B7 cancelling the task that awaits a wrapped request runs its onCancel")
     func awaitedRequest() async throws {
         let service = RequestService(stops: 1)

@@ -39,6 +39,9 @@ final class PromiseHolder: @unchecked Sendable {
 
 @Suite("Reliability: no leaks")
 struct LeakTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("objects captured by handlers are released after settlement")
     func afterSettlement() async throws {
         var released: Promise<Void>

@@ -12,6 +12,9 @@ actor QueueBound {
 
 @Suite("L1 releasing contexts with work pending")
 struct ReleaseTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("L1 serial queues released with work queued run that work and do not crash")
     func serialQueues() async throws {
         let done = Countdown(200 * 5)
@@ -107,6 +110,9 @@ struct ReleaseTests {
 
 @Suite("E3 dependencies across operation executors")
 struct CrossExecutorDependencyTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("E3 an operation may depend on an operation of another executor")
     func crossExecutor() async throws {
         let first = OperationExecutor(label: "first"), second = OperationExecutor(label: "second")
@@ -147,6 +153,9 @@ struct CrossExecutorDependencyTests {
 
 @Suite("L3 run-loop threads end with their last reference")
 struct RunLoopLifetimeTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("L3 a released run-loop thread runs what was queued, then its thread exits")
     func releasedLoopDrainsAndExits() async throws {
         // The loops' threads are counted by their name, so threads that other tests or the
@@ -211,6 +220,9 @@ struct RunLoopLifetimeTests {
 
 @Suite("L2 timers free their memory when their promise settles")
 struct TimerLifetimeTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("L2 a cancelled timer releases its captures at once, not at its deadline")
     func cancelledTimerReleases() async throws {
         try await expectRelease { object in

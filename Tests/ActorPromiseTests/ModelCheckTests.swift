@@ -21,7 +21,7 @@ import ActorPromiseExecutors
 /// the first round's seed (default: random); a failure prints the seed that replays it.
 @Suite("Model check: random promise graphs against the documented rules")
 struct ModelCheckTests {
-    static let rounds = TestSettings.integer("ACTORPROMISE_MODEL_ROUNDS", default: 1_000)
+    static let rounds = TestSettings.rounds("ACTORPROMISE_MODEL_ROUNDS", quick: 200, long: 1_000)
     static let firstSeed = TestSettings.seed("ACTORPROMISE_MODEL_SEED")
 
     @Test("R1 R3 R4 R5 R5b R6 R7 B7 random graphs, settled and cancelled from several threads")

@@ -32,7 +32,10 @@ import Foundation
 /// its seed and its script; the same seed builds the same graph and the same script.
 @Suite("Model check: every operator, observer and context, against the rules observers keep")
 struct ObserverModelTests {
-    static let rounds = TestSettings.integer("ACTORPROMISE_OBSERVER_ROUNDS", default: 300)
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
+    static let rounds = TestSettings.rounds("ACTORPROMISE_OBSERVER_ROUNDS", quick: 100, long: 300)
     static let firstSeed = TestSettings.seed("ACTORPROMISE_OBSERVER_SEED")
 
     @Test("R1 R5 R5b R14 B1 B2 B5 L1 random graphs of every operator: each observer sees its promise's outcome once, all is freed")

@@ -13,6 +13,9 @@ func waitUntilFreed(_ watched: [WeakReference]) async -> Bool {
 
 @Suite("Leaks: a done promise that gains a child")
 struct ReattachLeakTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("a settled promise whose child gains a child while settling on the pool is freed every time (5,000 rounds)")
     func reattachRace() async throws {
         var watched: [WeakReference] = []
@@ -31,6 +34,9 @@ struct ReattachLeakTests {
 
 @Suite("Tree state: a done report and a re-attach that overtake each other")
 struct EarlyDoneTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("the late re-attach of a child already reported done is not kept; in the usual order it is kept, then dropped")
     func earlyDoneThenReattach() {
         let parent = PromiseCore<Int>(PromiseStateMachine(outcome: .success(1)))

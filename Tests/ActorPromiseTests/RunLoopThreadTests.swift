@@ -14,6 +14,9 @@ actor LoopBound {
 
 @Suite("E4 run-loop threads and main")
 struct RunLoopThreadTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("E4 handlers on a run-loop thread run on that thread, in order")
     func dedicatedThread() async throws {
         let loop = RunLoopThread(name: "worker")

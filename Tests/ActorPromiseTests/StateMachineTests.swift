@@ -4,6 +4,9 @@ import Testing
 /// The two halves of a promise's state, driven directly: no threads, no actors.
 @Suite("Promise state machine")
 struct StateMachineTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     static func probe() -> Observer<Int> { CallbackObserver.make { _ in } }
     static func pendingTree(tracksInterest: Bool = false) -> TreeState {
         TreeState(isSettled: false, tracksInterest: tracksInterest)

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Reliability: depth, storms and misuse")
 struct StormTests {
-    @Test("cancelling a tree of 100,000 branches while it settles: every branch settles, interest fires once")
+    @Test("cancelling a tree of 100,000 branches while it settles: every branch settles, interest fires once", TestSettings.longTest)
     func cancellationStorm() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let fired = Locked(0)
@@ -41,7 +41,7 @@ struct StormTests {
         }
     }
 
-    @Test("R3 a 1,000,000-iteration recursive promise loop settles in constant stack and frees every level as it goes")
+    @Test("R3 a 1,000,000-iteration recursive promise loop settles in constant stack and frees every level as it goes", TestSettings.longTest)
     func millionIterationLoop() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in try await AsyncMutex.collapsing.withLock { () async throws in
             // The levels behind the one in flight collapse as the loop runs (nothing but the loop

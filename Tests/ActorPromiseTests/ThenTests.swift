@@ -3,6 +3,9 @@ import ActorPromise
 
 @Suite("R2 then, R3 results")
 struct ThenTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     @Test("R2 then returns at once, and the handler never runs inside the then call")
     func neverSynchronous() async throws {
         let inside = Locked(false)
@@ -132,7 +135,7 @@ struct ThenTests {
         await #expect(throws: TestError(id: 2)) { try await rethrown.value }
     }
 
-    @Test("R3 a 1,000,000-link inline chain settles and is freed without stack overflow")
+    @Test("R3 a 1,000,000-link inline chain settles and is freed without stack overflow", TestSettings.longTest)
     func millionLinkInlineChain() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let (root, resolver) = Promise<Int>.pending()
@@ -143,7 +146,7 @@ struct ThenTests {
         }
     }
 
-    @Test("R3 a 1,000,000-link chain on the worker pool settles in constant stack")
+    @Test("R3 a 1,000,000-link chain on the worker pool settles in constant stack", TestSettings.longTest)
     func millionLinkPoolChain() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let (root, resolver) = Promise<Int>.pending()
@@ -154,7 +157,7 @@ struct ThenTests {
         }
     }
 
-    @Test("R3 a pending 1,000,000-link chain dropped unresolved is torn down without overflow")
+    @Test("R3 a pending 1,000,000-link chain dropped unresolved is torn down without overflow", TestSettings.longTest)
     func droppedPendingChain() async throws {
         try await AsyncMutex.memoryHeavy.withLock { () async throws in
             let observed = Locked<(any Error)?>(nil)

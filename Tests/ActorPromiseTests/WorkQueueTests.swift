@@ -5,6 +5,9 @@ import ActorPromiseTesting
 /// The ring-buffer FIFO every context queues its work in, against an array as a model.
 @Suite("Work queue")
 struct WorkQueueTests {
+    /// The abandonments these tests provoke are recorded, not printed as warnings.
+    init() { AbandonmentLog.install() }
+
     final class Item: WorkItem, @unchecked Sendable {
         let number: Int
         init(_ number: Int) {

@@ -3,11 +3,12 @@ import Foundation
 import ActorPromise
 import LegacySDK
 
-/// The closure-taking APIs added in round 4, written unannotated from the three places users
+/// The closure-taking APIs (completion adapters with a mapping, the body initializer, lazy `map`
+/// over sequences and iterators, and their siblings), written unannotated from the three places users
 /// write code — main-actor code, an actor method using `self`, nonisolated code — on a
 /// `Promise<Void>` as well as a `Promise<Int>`, so that CI compiles each form.
-@Suite("B6 round-4 APIs from every isolation")
-struct Round4SnippetsTests {
+@Suite("B6 closure-taking APIs from every isolation")
+struct ClosureAPISnippetsTests {
     @MainActor final class Model {
         let client = Swift5Client()
         var items = [1, 2, 3]
