@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Compares the public API of the products with the last release's (the commit recorded in
+# scripts/api-baseline.txt by scripts/release.sh): a change that breaks it fails, so a break is a
+# deliberate act — a new major version, written in CHANGELOG.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f scripts/api-baseline.txt ]; then
+    echo "api-check: no release recorded yet (scripts/api-baseline.txt), nothing to compare with"
+    exit 0
+fi
+read -r version commit < scripts/api-baseline.txt
+echo "api-check: against $version ($commit)"
+swift package diagnose-api-breaking-changes "$commit" --products ActorPromise ActorPromiseTesting
