@@ -125,13 +125,14 @@ struct ClockAndOutsideWorkTests {
         let kept = Mutex<(@Sendable (Result<Int, any Error>) -> Void)?>(nil)
         do {
             _ = try runtime.run {
-                Promise<Int> { resolver in kept.withLock { $0 = resolver.completion() } }.timeout(after: .seconds(30))
+                // Made at a line number of its own, so that the message can be checked for it.
+                Promise<Int>(line: 9_001) { resolver in kept.withLock { $0 = resolver.completion() } }.timeout(after: .seconds(30))
             }
             Issue.record("a callback that never came did not fail the run")
         } catch let stuck as StuckRun {
             #expect(stuck.reason.contains("outsideWorkTimeout"))
             #if DEBUG
-            #expect(stuck.reason.contains("the completion handler of the promise made at ") && stuck.reason.contains("ClockAndOutsideWorkTests.swift:126"), "\(stuck.reason)")
+            #expect(stuck.reason.contains("the completion handler of the promise made at ") && stuck.reason.contains("ClockAndOutsideWorkTests.swift:9001"), "\(stuck.reason)")
             #endif
         } catch {
             Issue.record("threw \(error)")
