@@ -83,8 +83,7 @@ verdict() { python3 -c "print('pass' if $1 <= $2 else 'FAIL')"; }
 
 printf '\n%-46s %12s %12s %8s %8s %6s\n' "measure" "ActorPromise" "reference" "ratio" "bar" "result"
 row() { printf '%-46s %12s %12s %8s %8s %6s\n' "$@"; }
-# Bars: round 3's (one object per derived promise, Benchmarks/README.md) where it set one, else
-# round 2's (W3, W4, W5, W7). "(info)" rows have none.
+# Bars: the budgets of Benchmarks/README.md ("The budgets"). "(info)" rows have none.
 row "W1 instr/link, global pool vs NIO on loop" "$ap_w1_i" "$nio_w1_i" "$(ratio "$ap_w1_i" "$nio_w1_i")" "<=1.0x" "$(verdict "$ap_w1_i/$nio_w1_i" 1.0)"
 row "W1 instr/link, inline vs NIO on loop" "$ai_w1_i" "$nio_w1_i" "$(ratio "$ai_w1_i" "$nio_w1_i")" "(info)" ""
 row "W1 allocations/link (global pool)" "$ap_w1_m" "$nio_w1_m" "$(ratio "$ap_w1_m" "$nio_w1_m")" "<=1.05" "$(verdict "$ap_w1_m" 1.05)"

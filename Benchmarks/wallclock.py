@@ -39,7 +39,7 @@ WORKLOADS = {
 }
 FIELDS = ("wall", "cpu", "user", "sys", "vcsw", "ivcsw")
 TIMES = ("wall", "cpu", "user", "sys")
-# The round-3 bars on whole-process time (DESIGN budgets, Benchmarks/README.md): ratio to the
+# The bars on whole-process time (Benchmarks/README.md, "The budgets"): ratio to the
 # first peer, for wall clock and CPU.
 BARS = {"w1": 1.0, "w2": 1.5, "w3": 1.0, "w7": 1.0}
 

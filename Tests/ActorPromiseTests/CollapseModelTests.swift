@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import ActorPromise
 
-/// #40 "invisible": seeded random recursive loops, each run twice on the test runtime — once with
+/// Collapsing is invisible: seeded random recursive loops, each run twice on the test runtime — once with
 /// the collapsing of adoption chains switched off, once on — whose every observation must match,
 /// step by step.
 ///
@@ -20,7 +20,7 @@ import Testing
 ///
 /// `ACTORPROMISE_COLLAPSE_ROUNDS` sets the number of rounds (default 300),
 /// `ACTORPROMISE_COLLAPSE_SEED` the first seed; a failure names the seed that replays it.
-@Suite("R3 #40 collapsing a recursive loop changes nothing a user sees", .serialized)
+@Suite("R3 collapsing a recursive loop changes nothing a user sees", .serialized)
 struct CollapseModelTests {
     static let rounds = TestSettings.rounds("ACTORPROMISE_COLLAPSE_ROUNDS", quick: 100, long: 300)
     static let firstSeed = TestSettings.seed("ACTORPROMISE_COLLAPSE_SEED")

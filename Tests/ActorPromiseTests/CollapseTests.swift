@@ -4,7 +4,7 @@ import Testing
 @testable import ActorPromise
 
 /// R3: a recursive promise loop runs in constant memory — the levels behind the one in flight go
-/// while the loop runs — and nothing any rule lets a user see changes (#40).
+/// while the loop runs — and nothing any rule lets a user see changes.
 @Suite("R3 a recursive loop collapses its chain of adoptions")
 struct CollapseTests {
     /// A step that settles on another thread: `done` once `index` reaches `last`; derived from

@@ -338,9 +338,10 @@ struct UnhandledRejectionTests {
     }
 }
 
-/// The diagnostics hooks stay one call deep however often they report: a handler read back from
-/// its storage for each report used to gain a conversion thunk per read, so the ten-thousandth
-/// report called through ten thousand nested thunks (and a long-running process's stacks grew).
+/// The diagnostics hooks stay one call deep however often they report: a function value read back
+/// from generic storage for each report gains a conversion thunk per read, so without the hook's
+/// box the ten-thousandth report would call through ten thousand nested thunks (and a
+/// long-running process's stacks would grow).
 @Suite("R14 diagnostics hooks")
 struct DiagnosticHookDepthTests {
     @Test("the handler is called at the same stack depth on the first report and the five-thousandth")

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// #40's loop as a user writes it: `poll(i) = step(i).flatMap { done in done ? Promise(value: i) :
+/// A polling loop as a user writes it: `poll(i) = step(i).flatMap { done in done ? Promise(value: i) :
 /// poll(i + 1) }`, each step a promise made with a resolver and settled on another thread (a
 /// `DispatchQueue`), the last one left pending. Prints the growth of resident memory from before
 /// the loop to its deepest point, in bytes (in all, not per level: the loop should hold the same

@@ -10,7 +10,7 @@
 //             w5s (w5x with the awaiter always suspended before the other thread settles: one mode)
 //             w7 (serial-queue hop)   w7r (a hop to a RunLoopThread)   loop (resident bytes per pending iteration of a recursive loop)
 //             maplazy (resident bytes per element of map(_:maxConcurrency: 8) over a lazy sequence)
-//             polling, polling-release (#40's loop, steps settled on another thread: resident growth
+//             polling, polling-release (a polling loop, steps settled on another thread: resident growth
 //             in all at the deepest point; the step in flight then settled, or released, from a
 //             512 KiB thread)
 //             w4 (`all` of 10,000 promises fulfilled from two threads)

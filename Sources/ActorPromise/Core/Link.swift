@@ -239,9 +239,9 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 
     /// Calls `body` with the parent, which delivered its outcome to this promise's handler,
     /// without a reference of its own: this promise holds its parent for as long as it lives
-    /// (`parent` is emptied only by `deinit`), so the parent outlives the call. (Returning the
-    /// parent as a value, as this once did, retained and released it on every run; a handler's
-    /// run reads it up to twice.)
+    /// (`parent` is emptied only by `deinit`), so the parent outlives the call. (A parent returned
+    /// as a value would be retained and released on every run, and a handler's run reads it up to
+    /// twice.)
     @inlinable @inline(__always)
     nonisolated func withSource<In: Sendable, Result>(_: In.Type, _ body: (PromiseCore<In>) -> Result) -> Result {
         // A read, not an `inout` access: the parent is read by other threads meanwhile. The copy
