@@ -295,16 +295,8 @@ final class InterleavingChecker: @unchecked Sendable {
         guard let me = checkedThread() else { return }
         point("lock")
         mutex.lock()
-        while !freeRun, let owner = owners[lock], owner != me.index {
-            blockedOnLock[me.index] = lock
-            guard let next = choose(current: me.index) else {
-                giveUp("deadlock: every thread waits for a lock")
-                break
-            }
-            steps.append((me.index, "blocked"))
-            switchTurn(from: me, to: next)
-            mutex.lock()
-            blockedOnLock[me.index] = nil
+        block(me, label: "blocked", until: { owners[lock].map { $0 == me.index } ?? true }) { waits in
+            blockedOnLock[me.index] = waits ? lock : nil
         }
         if !freeRun { owners[lock] = me.index }
         mutex.unlock()
@@ -322,18 +314,25 @@ final class InterleavingChecker: @unchecked Sendable {
     func wait(until condition: @escaping () -> Bool) {
         guard let me = checkedThread() else { return }
         mutex.lock()
-        while !freeRun, !condition() {
-            waitingFor[me.index] = condition
+        block(me, label: "waits", until: condition) { waits in waitingFor[me.index] = waits ? condition : nil }
+        mutex.unlock()
+    }
+
+    /// Hands the turn to other threads until `isFree` holds (the mutex held on entry and on
+    /// return); `mark` records, while it does not, what `me` waits for, so that `choose` passes it
+    /// over.
+    private func block(_ me: CheckedThread, label: String, until isFree: () -> Bool, mark: (Bool) -> Void) {
+        while !freeRun, !isFree() {
+            mark(true)
             guard let next = choose(current: me.index) else {
-                giveUp("deadlock: every thread waits")
+                giveUp("deadlock: every thread waits for a lock or for work")
                 break
             }
-            steps.append((me.index, "waits"))
+            steps.append((me.index, label))
             switchTurn(from: me, to: next)
             mutex.lock()
-            waitingFor[me.index] = nil
+            mark(false)
         }
-        mutex.unlock()
     }
 
     fileprivate func finish(_ me: CheckedThread) {

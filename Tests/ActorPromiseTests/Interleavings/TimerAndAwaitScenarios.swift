@@ -56,12 +56,7 @@ enum TimerAndAwaitScenarios {
         let executor = ScenarioTaskExecutor()
         let result = Holder<String>()
         return .init(threads: [
-            {
-                executor.run {
-                    let outcome = await promise.awaitOutcome()
-                    result.value = describe(outcome)
-                }
-            },
+            awaiting(promise, on: executor, into: result),
             { resolver.fulfill(4) },
         ], check: {
             var findings = Findings()
@@ -81,12 +76,7 @@ enum TimerAndAwaitScenarios {
         let executor = ScenarioTaskExecutor()
         let result = Holder<String>()
         return .init(threads: [
-            {
-                executor.run {
-                    let outcome = await promise.awaitOutcome()
-                    result.value = describe(outcome)
-                }
-            },
+            awaiting(promise, on: executor, into: result),
             {
                 InterleavingChecker.shared.wait { executor.task != nil }
                 // The runtime runs a task's cancellation handler holding the task's own lock,
@@ -105,6 +95,19 @@ enum TimerAndAwaitScenarios {
             findings.gatesFree([promise], ["promise"])
             return findings.problems
         })
+    }
+}
+
+/// A scenario thread that awaits `promise` in a task whose jobs it runs itself, and keeps what the
+/// await returned.
+private func awaiting(
+    _ promise: Promise<Int>, on executor: ScenarioTaskExecutor, into result: Holder<String>
+) -> @Sendable () -> Void {
+    {
+        executor.run {
+            let outcome = await promise.awaitOutcome()
+            result.value = describe(outcome)
+        }
     }
 }
 
