@@ -51,20 +51,40 @@ public final class Resolver<Value: Sendable>: Sendable {
     /// Fulfils the promise with `value`; ignored if it has already settled.
     @inlinable
     public func fulfill(_ value: Value) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
         core.settle(.success(value))
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
     @inlinable
     public func reject(_ error: any Error) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
         core.settle(.failure(error))
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
     @inlinable
     public func resolve(_ result: Result<Value, some Error>) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
         core.settle(result.mapError { $0 as any Error })
     }
+
+    #if DEBUG
+    /// Tells the test runtime this promise was made under, if the settlement comes from code it
+    /// does not drive (another thread, an SDK's queue) while the promise is pending: work the
+    /// runtime could not see, which its clock may have overtaken (debug builds only).
+    @usableFromInline
+    func noteSettlementForTestRuntime() {
+        guard let link = core.madeUnder, core.isPending, !link.isDriving else { return }
+        link.tracker?.settledFromOutside("the promise made at \(core.siteText ?? "an unrecorded site")")
+    }
+    #endif
 
     /// Makes the promise follow `other`: it settles as `other` settles (Promises/A+ §2.3.2).
     ///

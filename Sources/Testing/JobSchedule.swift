@@ -30,6 +30,7 @@ struct JobSchedule {
 
     mutating func push(_ job: any Runnable, on context: any ExecutionContext, ordered: Bool) {
         sequence += 1
+        pushes += 1
         count += 1
         if let index = lines.firstIndex(where: { $0.context === context }) {
             lines[index].jobs.append((sequence, job))
@@ -59,6 +60,29 @@ struct JobSchedule {
     /// Callbacks handed to work outside the runtime and not called yet (see `OutsideCallback`),
     /// oldest first.
     var outside: [(id: ObjectIdentifier, label: String)] = []
+    /// Promises whose bodies handed their resolvers to work outside the runtime, while pending.
+    var outsidePromises: [(label: String, isPending: @Sendable () -> Bool)] = []
+    /// How many jobs were ever pushed, and outside callbacks started.
+    private(set) var pushes: UInt64 = 0
+
+    /// Whether work outside the runtime may still deliver: an outside callback not called, or an
+    /// outside promise still pending (those that settled are dropped).
+    mutating func awaitsOutsideWork() -> Bool {
+        outsidePromises.removeAll { !$0.isPending() }
+        return !outside.isEmpty || !outsidePromises.isEmpty
+    }
+
+    /// What the outside work still awaited is, and forgets it: the runtime gives up on it.
+    mutating func giveUpOutsideWork() -> [String] {
+        defer {
+            outside = []
+            outsidePromises = []
+        }
+        return outside.map(\.label) + outsidePromises.map(\.label)
+    }
+
+    /// Counts an outside callback as work started.
+    mutating func countOutsideCallback() { pushes += 1 }
 
     /// Puts `items` in an order drawn from the seed; without a seed, leaves them as they are.
     mutating func shuffle<Item>(_ items: inout [Item]) {

@@ -58,6 +58,9 @@ public final class PromiseTestRuntime: Sendable {
     private let outsideWorkTimeout: Duration
     /// Why the last drive gave up while work was left: callbacks from outside that never came.
     private let gaveUp = LockedState<String?>(nil)
+    /// Whether `autoAdvance` has moved the clock, and the promises settled from outside the
+    /// runtime after it had (debug builds tell): not yet reported to the test.
+    private let overtaken = LockedState<(clockJumped: Bool, promises: [String])>((false, []))
     /// The context the jobs that outside callbacks deliver are recorded under.
     private let outsideLine = OutsideLine()
     /// Reports of the promises made while the runtime drove (debug builds).
@@ -107,7 +110,9 @@ public final class PromiseTestRuntime: Sendable {
     /// - Returns: What `body` returns.
     @discardableResult
     public func run<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try driving {
+        gaveUp.withLock { $0 = nil }
+        defer { reportOvertakenWork() }
+        return try driving {
             defer { drain(until: { false }) }
             return try body()
         }
@@ -136,7 +141,9 @@ public final class PromiseTestRuntime: Sendable {
     ///   at once, which holds ``pendingReport()``.
     @discardableResult
     public func run<Value>(_ body: () throws -> Promise<Value>) throws -> Value {
-        try driving {
+        gaveUp.withLock { $0 = nil }
+        defer { reportOvertakenWork() }
+        return try driving {
             defer { drain(until: { false }) }
             let promise = try body()
             drain(until: { !promise.isPending })
@@ -152,6 +159,7 @@ public final class PromiseTestRuntime: Sendable {
     @discardableResult
     public func runUntilIdle() -> [String] {
         driving { drain(until: { false }) }
+        reportOvertakenWork()
         return pendingReport()
     }
 
@@ -184,20 +192,24 @@ public final class PromiseTestRuntime: Sendable {
     private func drain(until isDone: () -> Bool) {
         while !isDone() {
             if runOne() { continue }
-            if schedule.withLock({ !$0.outside.isEmpty }) {
+            if schedule.withLock({ $0.awaitsOutsideWork() }) {
                 if waitForOutsideWork(isDone) { continue }
                 return
             }
-            guard autoAdvance, let deadline = time.nextDeadline, fireEarliest(dueBy: deadline) else { return }
+            // Once the run gave up on outside work, the clock stays: jumping now would fire the
+            // very timeouts that work was to beat.
+            guard autoAdvance, gaveUp.withLock({ $0 == nil }), let deadline = time.nextDeadline,
+                  fireEarliest(dueBy: deadline, jumping: true) else { return }
         }
     }
 
     /// Fires every timer due at the earliest deadline by `target`, in an order the seed picks
     /// (as a program's timers due together may fire), before any job they release runs; returns
     /// whether any fired.
-    private func fireEarliest(dueBy target: Duration) -> Bool {
+    private func fireEarliest(dueBy target: Duration, jumping: Bool = false) -> Bool {
         var due = time.takeEarliestDue(by: target)
         guard !due.isEmpty else { return false }
+        if jumping { overtaken.withLock { $0.clockJumped = true } }
         schedule.withLock { $0.shuffle(&due) }
         for action in due { action.fire() }
         return true
@@ -208,18 +220,15 @@ public final class PromiseTestRuntime: Sendable {
     private func waitForOutsideWork(_ isDone: () -> Bool) -> Bool {
         let deadline = monotonicSeconds() + seconds(outsideWorkTimeout)
         let late: [String]? = schedule.withLock(waiting: { schedule in
-            if schedule.count > 0 || schedule.outside.isEmpty || isDone() { return .done(nil) }
+            if schedule.count > 0 || !schedule.awaitsOutsideWork() || isDone() { return .done(nil) }
             let left = deadline - monotonicSeconds()
-            guard left <= 0 else { return .wait(seconds: left) }
             // Given up on: the runtime no longer waits for them.
-            defer { schedule.outside = [] }
-            return .done(schedule.outside.map(\.label))
+            guard left > 0 else { return .done(schedule.giveUpOutsideWork()) }
+            // A promise settled from outside wakes nobody: look again every millisecond.
+            return .wait(seconds: min(left, 0.001))
         })
         guard let late else { return true }
-        gaveUp.withLock {
-            $0 = "\(late.joined(separator: ", ")) was not called within \(outsideWorkTimeout) of real time "
-                + "(the work outside the runtime it was handed to never called it; outsideWorkTimeout: sets the wait)"
-        }
+        gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: outsideWorkTimeout) }
         return false
     }
 
@@ -235,9 +244,9 @@ public final class PromiseTestRuntime: Sendable {
         driving {
             var ran = false
             while runOne() { ran = true }
-            if !ran, advancesClock, autoAdvance, schedule.withLock({ $0.outside.isEmpty }),
+            if !ran, advancesClock, autoAdvance, gaveUp.withLock({ $0 == nil }), schedule.withLock({ !$0.awaitsOutsideWork() }),
                let deadline = time.nextDeadline {
-                ran = fireEarliest(dueBy: deadline)
+                ran = fireEarliest(dueBy: deadline, jumping: true)
             }
             return ran
         }
@@ -247,20 +256,22 @@ public final class PromiseTestRuntime: Sendable {
     /// has something to do.
     var hasQueuedJobs: Bool { schedule.withLock { $0.count > 0 } }
 
-    /// The labels of the outside callbacks not called yet.
-    var outstandingCallbacks: [String] { schedule.withLock { $0.outside.map(\.label) } }
+    /// Whether outside work the runtime knows of may still deliver.
+    var awaitsOutsideWork: Bool { schedule.withLock { $0.awaitsOutsideWork() } }
 
-    /// Records that the runtime stopped waiting for the outside callbacks it knew of.
+    /// Records that the runtime stopped waiting for the outside work it knew of.
     func giveUpOnOutsideWork(after timeout: Duration) {
-        let late = schedule.withLock { schedule in
-            defer { schedule.outside = [] }
-            return schedule.outside.map(\.label)
-        }
+        let late = schedule.withLock { $0.giveUpOutsideWork() }
         guard !late.isEmpty else { return }
-        gaveUp.withLock {
-            $0 = "\(late.joined(separator: ", ")) was not called within \(timeout) of real time "
-                + "(the work outside the runtime it was handed to never called it; outsideWorkTimeout: sets the wait)"
-        }
+        gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: timeout) }
+    }
+
+    /// Why a run gave up on work outside the runtime, and what decides it.
+    static func outsideWorkMissing(_ late: [String], after timeout: Duration) -> String {
+        "\(late.joined(separator: "; ")) did not deliver within \(timeout) of real time: the work outside the "
+            + "runtime it was handed to never called back (outsideWorkTimeout: sets how long the runtime waits; "
+            + "if the resolver is held by the runtime's own work — another promise's handler — settle the promise "
+            + "with resolver.resolve(with:) instead)"
     }
 
     /// How long the runtime waits for outside callbacks.
@@ -351,7 +362,12 @@ extension PromiseTestRuntime {
         } else {
             reason = "the promise can never settle: nothing left in the runtime can run and no timer is due"
         }
-        return StuckRun(pending: pendingReport(), idleFor: idleFor, reason: reason)
+        let pending = pendingReport()
+        let hint = pending.contains { $0.contains("waits for its resolver") }
+            ? " (if work outside the runtime holds a resolver — an SDK's callback, another thread — make its promise "
+                + "with Promise { resolver in … } or hand the work resolver.completion(): the runtime then waits for it)"
+            : ""
+        return StuckRun(pending: pending, idleFor: idleFor, reason: reason + hint)
     }
 
     /// Whether a run that got stuck got stuck only because the clock does not move by itself.
@@ -359,8 +375,21 @@ extension PromiseTestRuntime {
 }
 
 extension PromiseTestRuntime: OutsideWorkTracker {
+    package func settledFromOutside(_ promise: String) {
+        overtaken.withLock { if $0.clockJumped { $0.promises.append(promise) } }
+    }
+
     package func outsideCallbackStarted(_ callback: OutsideCallback) {
-        schedule.withLock { $0.outside.append((ObjectIdentifier(callback), callback.label)) }
+        schedule.withLock { schedule in
+            schedule.outside.append((ObjectIdentifier(callback), callback.label))
+            schedule.countOutsideCallback()
+        }
+    }
+
+    package var workStarted: UInt64 { schedule.withLock { $0.pushes } + time.scheduledTotal }
+
+    package func outsidePromiseStarted(_ label: String, isPending: @escaping @Sendable () -> Bool) {
+        schedule.withLock { $0.outsidePromises.append((label, isPending)) }
     }
 
     package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
@@ -398,4 +427,25 @@ extension PromiseTestRuntime: TimerInterceptor {
 private final class PendingReporter: Sendable {
     let report: @Sendable () -> String?
     init(report: @escaping @Sendable () -> String?) { self.report = report }
+}
+
+extension PromiseTestRuntime {
+    /// Fails the current test (Swift Testing) — or, outside a test, prints a warning — for each
+    /// promise that work outside the runtime settled after `autoAdvance` had moved the clock:
+    /// a timeout or delay may have fired before that work could deliver, which a program would
+    /// not do, and the runtime could not know. Called where a run ends, on the test's thread.
+    func reportOvertakenWork() {
+        let promises = overtaken.withLock { state in
+            defer { state.promises = [] }
+            return state.promises
+        }
+        for promise in promises {
+            let message = "PromiseTestRuntime: \(promise) was settled from a thread the runtime does not drive, after "
+                + "autoAdvance had moved its clock: a timeout or a delay may have fired before that work delivered, "
+                + "which a program would not do. Hand the work a completion handler made with resolver.completion() "
+                + "(the runtime waits for those before its clock moves), or make the runtime with autoAdvance: false "
+                + "and move the clock with advance(by:)."
+            reportTestFailure(message)
+        }
+    }
 }

@@ -104,6 +104,7 @@ extension PromiseTestRuntime {
             }
         }
         let result = await task.result
+        reportOvertakenWork()
         if let stuck = state.stuck.withLock({ $0 }) { throw stuck }
         return try result.get()
     }
@@ -139,7 +140,7 @@ extension PromiseTestRuntime {
             }
             // Idle: wait, without holding the main actor, for work from outside the runtime.
             let waited = Duration.seconds(monotonicSeconds() - idleSince)
-            let outstanding = !outstandingCallbacks.isEmpty
+            let outstanding = awaitsOutsideWork
             if outstanding ? waited > outsideWait : waited > hangGuard {
                 if outstanding { giveUpOnOutsideWork(after: outsideWait) }
                 state.stuck.withLock { $0 = self.stuckRun(idleFor: outstanding ? nil : hangGuard) }
@@ -153,6 +154,7 @@ extension PromiseTestRuntime {
             while turn(advancesClock: false) || turn(advancesClock: true) { await Task.yield() }
         }
         let result = await task.result
+        reportOvertakenWork()
         if let stuck = state.stuck.withLock({ $0 }) { throw stuck }
         return try result.get()
     }

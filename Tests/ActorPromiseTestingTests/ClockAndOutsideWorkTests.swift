@@ -141,6 +141,48 @@ struct ClockAndOutsideWorkTests {
         kept.withLock { $0 = nil }
     }
 
+    /// An SDK wrapped the way most code wraps one: the resolver itself captured by the callback.
+    struct RawCallbackService: Sendable {
+        let queue = DispatchQueue(label: "raw-callback-service")
+
+        func load() -> Promise<Int> {
+            Promise { resolver in
+                queue.asyncAfter(deadline: .now() + .milliseconds(30)) { resolver.fulfill(7) }
+            }
+        }
+    }
+
+    @Test("a body that hands its resolver itself to another thread holds the clock too: the callback wins against the timeout")
+    func rawResolverBeatsVirtualTimeout() throws {
+        let runtime = PromiseTestRuntime(autoAdvance: true)
+        let value = try runtime.run { RawCallbackService().load().timeout(after: .seconds(30)) }
+        #expect(value == 7)
+        #expect(runtime.now == .zero)
+    }
+
+    @Test("a resolver handed to another thread outside any body: the stuck run names the promise and what lets the runtime wait")
+    func rawPendingResolverExplained() {
+        let runtime = PromiseTestRuntime(autoAdvance: true)
+        let queue = DispatchQueue(label: "raw-pending")
+        do {
+            _ = try runtime.run { () -> Promise<Int> in
+                let (promise, resolver) = Promise<Int>.pending()
+                queue.asyncAfter(deadline: .now() + .milliseconds(30)) { resolver.fulfill(7) }
+                return promise
+            }
+            Issue.record("the runtime waited for work it cannot see")
+        } catch let stuck as StuckRun {
+            // Debug builds record what each promise waits for; the hint comes with it.
+            #if DEBUG
+            #expect(stuck.reason.contains("resolver.completion()"), "\(stuck.reason)")
+            #expect(stuck.reason.contains("Promise { resolver in"))
+            #endif
+            _ = stuck
+        } catch {
+            Issue.record("threw \(error)")
+        }
+    }
+
     @Test("a completion handler released without being called lets the clock move on")
     func outsideCallbackReleased() throws {
         let runtime = PromiseTestRuntime(autoAdvance: true)

@@ -62,6 +62,8 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     #if DEBUG
     /// Where the promise was made (debug builds only: see ``PromiseSite``).
     @usableFromInline nonisolated let site: PromiseSite
+    /// The test runtime the promise was made under, if any (debug builds only).
+    @usableFromInline nonisolated let madeUnder: RuntimeLink?
     #endif
 
     /// Use the initializer of ``PromiseCore``, which takes a `PromiseStateMachine<Value>`.
@@ -80,6 +82,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         self.link = link
         #if DEBUG
         self.site = site
+        self.madeUnder = RuntimeLink.current()
         recordForTestRuntime()
         #endif
     }

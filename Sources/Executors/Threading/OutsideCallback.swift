@@ -7,6 +7,43 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
     /// `callback` was called (`delivery` is what it does, to run as a job), or released without
     /// being called (`delivery` is `nil`). `first` says whether this is its first call or release.
     func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?)
+    /// A promise made under the runtime is being settled by its resolver from code the runtime
+    /// does not drive (debug builds tell): work it could not see, which its clock may have
+    /// overtaken. `promise` names it.
+    func settledFromOutside(_ promise: String)
+    /// A count that grows with every job, timer and tracked callback the runtime is handed: a body
+    /// that changed nothing in it started no work the runtime can see.
+    var workStarted: UInt64 { get }
+    /// A promise whose body handed its resolver to code outside the runtime (it started no job,
+    /// timer or tracked callback, and the resolver is held elsewhere): the runtime's clock waits
+    /// for it as for an outside callback, while `isPending` says so.
+    func outsidePromiseStarted(_ label: String, isPending: @escaping @Sendable () -> Bool)
+}
+
+/// The test runtime driving the calling code, if one does and it tracks outside work.
+package func currentOutsideWorkTracker() -> (any OutsideWorkTracker)? {
+    ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
+}
+
+/// The test runtime a promise was made under, kept weakly: debug builds record it in every promise
+/// made while a runtime drives, so that a settlement from outside that runtime can be told apart.
+@usableFromInline
+package final class RuntimeLink: Sendable {
+    package weak let tracker: (any OutsideWorkTracker)?
+
+    private init(_ tracker: any OutsideWorkTracker) { self.tracker = tracker }
+
+    /// The link to the runtime driving the calling code, if one does.
+    @usableFromInline
+    package static func current() -> RuntimeLink? {
+        (ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker).map(RuntimeLink.init)
+    }
+
+    /// Whether the calling code runs under this runtime.
+    package var isDriving: Bool {
+        guard let tracker else { return true }
+        return ThreadState.withCurrent { $0.activeInterceptor } === tracker
+    }
 }
 
 /// A callback made on a test runtime's thread and handed to work outside the runtime: the

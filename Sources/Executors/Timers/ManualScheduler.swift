@@ -22,6 +22,9 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
     /// The time elapsed so far.
     public var elapsed: Duration { state.withLock { $0.now } }
 
+    /// How many actions were ever scheduled.
+    package var scheduledTotal: UInt64 { state.withLock { $0.sequence } }
+
     /// Actions scheduled and neither run nor cancelled.
     public var pendingCount: Int { state.withLock { $0.entries.count } }
 
