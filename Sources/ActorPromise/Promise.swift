@@ -59,29 +59,17 @@ public struct Promise<Value: Sendable>: Sendable {
         line: UInt = #line,
         _ body: (Resolver<Value>) throws -> Void
     ) {
-        let (promise, made) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
-        var resolver = made
+        if let tracker = currentOutsideWorkTracker() {
+            self = Self.madeUnderTestRuntime(tracker, tracksInterest: tracksInterest, fileID: fileID, line: line, body)
+            return
+        }
+        let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
         self = promise
-        // Under a test runtime: a body that starts no work the runtime sees but keeps the
-        // resolver elsewhere handed it to work outside (a callback API); the runtime's clock
-        // waits for that work (see `PromiseTestRuntime`). One thread-local read otherwise.
-        let tracker = currentOutsideWorkTracker()
-        let before = tracker?.workStarted
         do {
             try body(resolver)
         } catch {
             resolver.reject(error)
         }
-        if let tracker, tracker.workStarted == before, promise.isPending, !isKnownUniquelyReferenced(&resolver) {
-            Self.trackOutsideWork(of: promise.core, by: tracker)
-        }
-    }
-
-    /// Registers `core` with `tracker` as work outside the runtime. Out of line: tests only.
-    static func trackOutsideWork(of core: PromiseCore<Value>, by tracker: any OutsideWorkTracker) {
-        tracker.outsidePromiseStarted(
-            "the promise made at \(core.siteText ?? "an unrecorded site"), whose body handed its resolver to work outside the runtime,"
-        ) { [weak core] in core?.isPending ?? false }
     }
 
     /// Creates a promise whose `body` runs only when the promise is first observed — by an

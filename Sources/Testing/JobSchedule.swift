@@ -60,25 +60,16 @@ struct JobSchedule {
     /// Callbacks handed to work outside the runtime and not called yet (see `OutsideCallback`),
     /// oldest first.
     var outside: [(id: ObjectIdentifier, label: String)] = []
-    /// Promises whose bodies handed their resolvers to work outside the runtime, while pending.
-    var outsidePromises: [(label: String, isPending: @Sendable () -> Bool)] = []
     /// How many jobs were ever pushed, and outside callbacks started.
     private(set) var pushes: UInt64 = 0
 
-    /// Whether work outside the runtime may still deliver: an outside callback not called, or an
-    /// outside promise still pending (those that settled are dropped).
-    mutating func awaitsOutsideWork() -> Bool {
-        outsidePromises.removeAll { !$0.isPending() }
-        return !outside.isEmpty || !outsidePromises.isEmpty
-    }
+    /// Whether work outside the runtime may still deliver: an outside callback not called yet.
+    func awaitsOutsideWork() -> Bool { !outside.isEmpty }
 
     /// What the outside work still awaited is, and forgets it: the runtime gives up on it.
     mutating func giveUpOutsideWork() -> [String] {
-        defer {
-            outside = []
-            outsidePromises = []
-        }
-        return outside.map(\.label) + outsidePromises.map(\.label)
+        defer { outside = [] }
+        return outside.map(\.label)
     }
 
     /// Counts an outside callback as work started.

@@ -224,8 +224,7 @@ public final class PromiseTestRuntime: Sendable {
             let left = deadline - monotonicSeconds()
             // Given up on: the runtime no longer waits for them.
             guard left > 0 else { return .done(schedule.giveUpOutsideWork()) }
-            // A promise settled from outside wakes nobody: look again every millisecond.
-            return .wait(seconds: min(left, 0.001))
+            return .wait(seconds: left)
         })
         guard let late else { return true }
         gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: outsideWorkTimeout) }
@@ -388,9 +387,6 @@ extension PromiseTestRuntime: OutsideWorkTracker {
 
     package var workStarted: UInt64 { schedule.withLock { $0.pushes } + time.scheduledTotal }
 
-    package func outsidePromiseStarted(_ label: String, isPending: @escaping @Sendable () -> Bool) {
-        schedule.withLock { $0.outsidePromises.append((label, isPending)) }
-    }
 
     package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
         schedule.withLockWakingWaiters { schedule in

@@ -14,10 +14,6 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
     /// A count that grows with every job, timer and tracked callback the runtime is handed: a body
     /// that changed nothing in it started no work the runtime can see.
     var workStarted: UInt64 { get }
-    /// A promise whose body handed its resolver to code outside the runtime (it started no job,
-    /// timer or tracked callback, and the resolver is held elsewhere): the runtime's clock waits
-    /// for it as for an outside callback, while `isPending` says so.
-    func outsidePromiseStarted(_ label: String, isPending: @escaping @Sendable () -> Bool)
 }
 
 /// The test runtime driving the calling code, if one does and it tracks outside work.
@@ -77,14 +73,18 @@ package final class OutsideCallback: Sendable {
         return callback
     }
 
-    /// Runs `delivery` as a job of the runtime that tracks this callback, or at once if that
-    /// runtime is gone.
+    /// Runs `delivery` as a job of the runtime that tracks this callback — or at once, when that
+    /// runtime drives the calling code (a callback called back synchronously) or is gone.
     package func deliver(_ delivery: @escaping @Sendable () -> Void) {
         let (tracker, first) = state.withLock { state in
             defer { state.called = true }
             return (state.tracker, !state.called)
         }
         guard let tracker else { return delivery() }
+        if ThreadState.withCurrent({ $0.activeInterceptor }) === tracker {
+            tracker.outsideCallbackEnded(self, first: first, delivery: nil)
+            return delivery()
+        }
         tracker.outsideCallbackEnded(self, first: first, delivery: delivery)
     }
 
