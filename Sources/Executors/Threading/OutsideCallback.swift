@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A test runtime that knows of callbacks handed to work outside it (an SDK's completion
 /// handler): it does not let its clock jump past a deadline while one may still be called, and it
 /// runs what each delivers as a job of its own, in its order.
@@ -16,9 +18,15 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
     var workStarted: UInt64 { get }
 }
 
+/// How many test runtimes exist. Code that asks for one on a path users take outside tests too
+/// (`Promise { resolver in … }`) reads this first, and so pays one relaxed load, not a
+/// thread-local look-up, when no runtime exists.
+package let liveTestRuntimes = Atomic<Int>(0)
+
 /// The test runtime driving the calling code, if one does and it tracks outside work.
 package func currentOutsideWorkTracker() -> (any OutsideWorkTracker)? {
-    ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
+    guard liveTestRuntimes.load(ordering: .relaxed) > 0 else { return nil }
+    return ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
 }
 
 /// The test runtime a promise was made under, kept weakly: debug builds record it in every promise
@@ -32,7 +40,7 @@ package final class RuntimeLink: Sendable {
     /// The link to the runtime driving the calling code, if one does.
     @usableFromInline
     package static func current() -> RuntimeLink? {
-        (ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker).map(RuntimeLink.init)
+        currentOutsideWorkTracker().map(RuntimeLink.init)
     }
 
     /// Whether the calling code runs under this runtime.
@@ -67,7 +75,7 @@ package final class OutsideCallback: Sendable {
 
     /// A tracked callback if a runtime that tracks them drives this thread; `nil` otherwise.
     package static func started(_ label: @autoclosure () -> String) -> OutsideCallback? {
-        guard let tracker = ThreadState.withCurrent({ $0.activeInterceptor }) as? any OutsideWorkTracker else { return nil }
+        guard let tracker = currentOutsideWorkTracker() else { return nil }
         let callback = OutsideCallback(label: label(), tracker: tracker)
         tracker.outsideCallbackStarted(callback)
         return callback
