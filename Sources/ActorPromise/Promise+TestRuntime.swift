@@ -1,40 +1,40 @@
 import ActorPromiseExecutors
 
-extension Promise {
-    /// `Promise { resolver in … }` while a test runtime drives the caller (`PromiseTestRuntime`):
-    /// the body gets the resolver of an inner promise, and the promise returned takes the inner
-    /// one's outcome inside the runtime — at once when it settles there, as one of the runtime's
-    /// jobs when it settles on another thread (an SDK's queue), so that what follows runs in the
-    /// runtime's order. A body that starts nothing the runtime sees (no job, no timer) but leaves
-    /// the inner promise pending handed its resolver to work outside: the runtime's clock waits
-    /// for that work as for a completion handler. Cancelling the promise cancels the inner one,
-    /// whose `onCancel` (the body's) runs. Outside tests, one thread-local read decides that
-    /// nothing of this happens.
-    static func madeUnderTestRuntime(
-        _ tracker: any OutsideWorkTracker, tracksInterest: Bool, fileID: StaticString, line: UInt,
-        _ body: (Resolver<Value>) throws -> Void
-    ) -> Promise<Value> {
-        let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
-        let (inner, innerResolver) = Promise.pending(tracksInterest: false, fileID: fileID, line: line)
-        let handoff = OutsideHandoff()
-        inner.observe { outcome in handoff.deliver { resolver.resolve(outcome) } }
-        resolver.onCancel { inner.cancel() }
-        let before = tracker.workStarted
-        do {
-            try body(innerResolver)
-        } catch {
-            innerResolver.reject(error)
-        }
-        if inner.isPending, tracker.workStarted == before {
-            let site = promise.core.siteText ?? "an unrecorded site"
-            handoff.track(OutsideCallback.started(
-                "the promise made at \(site), whose body handed its resolver to work outside the runtime,"))
-        }
-        return promise
+/// `Promise { resolver in … }` while a test runtime drives the caller (`PromiseTestRuntime`):
+/// the body gets the resolver of an inner promise, and the promise returned takes the inner
+/// one's outcome inside the runtime — at once when it settles there, as one of the runtime's
+/// jobs when it settles on another thread (an SDK's queue), so that what follows runs in the
+/// runtime's order. A body that starts nothing the runtime sees (no job, no timer) but leaves
+/// the inner promise pending handed its resolver to work outside: the runtime's clock waits
+/// for that work as for a completion handler. Cancelling the promise cancels the inner one,
+/// whose `onCancel` (the body's) runs. Outside tests, one relaxed load decides that nothing of
+/// this happens.
+/// Returns `nil`, having run nothing, when no test runtime drives the caller.
+@usableFromInline @inline(never)
+func promiseMadeUnderTestRuntime<Value: Sendable>(
+    tracksInterest: Bool, fileID: StaticString, line: UInt, _ body: (Resolver<Value>) throws -> Void
+) -> Promise<Value>? {
+    guard let tracker = currentOutsideWorkTracker() else { return nil }
+    let (promise, resolver) = Promise<Value>.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
+    let (inner, innerResolver) = Promise<Value>.pending(tracksInterest: false, fileID: fileID, line: line)
+    let handoff = OutsideHandoff()
+    inner.observe { outcome in handoff.deliver { resolver.resolve(outcome) } }
+    resolver.onCancel { inner.cancel() }
+    let before = tracker.workStarted
+    do {
+        try body(innerResolver)
+    } catch {
+        innerResolver.reject(error)
     }
+    if inner.isPending, tracker.workStarted == before {
+        let site = promise.core.siteText ?? "an unrecorded site"
+        handoff.track(OutsideCallback.started(
+            "the promise made at \(site), whose body handed its resolver to work outside the runtime,"))
+    }
+    return promise
 }
 
-/// Where the outcome of a body's inner promise goes (see `Promise.madeUnderTestRuntime`): through
+/// Where the outcome of a body's inner promise goes (see `promiseMadeUnderTestRuntime`): through
 /// the outside callback the runtime waits for, once one is tracked, or straight to the promise.
 final class OutsideHandoff: Sendable {
     private let state = LockedState<(delivered: Bool, callback: OutsideCallback?)>((false, nil))

@@ -53,14 +53,18 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     ///   - body: Starts the work and keeps the resolver until the work is done. A thrown error
     ///     rejects the promise (unless the body settled it first).
+    @inlinable
     public init(
         tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: (Resolver<Value>) throws -> Void
     ) {
-        if let tracker = currentOutsideWorkTracker() {
-            self = Self.madeUnderTestRuntime(tracker, tracksInterest: tracksInterest, fileID: fileID, line: line, body)
+        // Inlinable, so that it is specialized where it is called; under a test runtime only,
+        // the body runs through `promiseMadeUnderTestRuntime`.
+        if testRuntimesExist, let made = promiseMadeUnderTestRuntime(
+            tracksInterest: tracksInterest, fileID: fileID, line: line, body) {
+            self = made
             return
         }
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)

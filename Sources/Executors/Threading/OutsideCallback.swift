@@ -21,11 +21,16 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
 /// How many test runtimes exist. Code that asks for one on a path users take outside tests too
 /// (`Promise { resolver in … }`) reads this first, and so pays one relaxed load, not a
 /// thread-local look-up, when no runtime exists.
+@usableFromInline
 package let liveTestRuntimes = Atomic<Int>(0)
+
+/// Whether any test runtime exists: one load, inlined where it is asked.
+@inlinable @inline(__always)
+package var testRuntimesExist: Bool { liveTestRuntimes.load(ordering: .relaxed) > 0 }
 
 /// The test runtime driving the calling code, if one does and it tracks outside work.
 package func currentOutsideWorkTracker() -> (any OutsideWorkTracker)? {
-    guard liveTestRuntimes.load(ordering: .relaxed) > 0 else { return nil }
+    guard testRuntimesExist else { return nil }
     return ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
 }
 
