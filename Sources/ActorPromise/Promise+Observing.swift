@@ -36,18 +36,6 @@ extension Promise {
         return Promise(core: follower)
     }
 
-    /// A promise that settles as this one does, with the value as `any Sendable`: an observer of
-    /// this promise, not a child (see ``branch()``). Cancelling it makes this promise lose one
-    /// waiter (R7). For `zip`, whose inputs have different types.
-    @inlinable
-    package func erasedBranch() -> Promise<any Sendable> {
-        let (erased, resolver) = Promise<any Sendable>.pending()
-        // Registered before the cancel hook, so the loss of interest never comes before the gain.
-        observe { outcome in resolver.resolve(outcome.map { $0 as any Sendable }) }
-        resolver.onCancel { [core] in loseInterest(core) }
-        return erased
-    }
-
     /// The outcome if settled, read without the gate. For the bridge module.
     @inlinable
     package var settledOutcome: Outcome<Value>? { core.settledOutcome }

@@ -9,6 +9,7 @@ import ActorPromiseExecutors
 /// for that work as for a completion handler. Cancelling the promise cancels the inner one,
 /// whose `onCancel` (the body's) runs. Outside tests, one relaxed load decides that nothing of
 /// this happens.
+///
 /// Returns `nil`, having run nothing, when no test runtime drives the caller.
 @usableFromInline @inline(never)
 func promiseMadeUnderTestRuntime<Value: Sendable>(

@@ -88,11 +88,10 @@ extension Resolver where Value == Void {
     }
 }
 
-/// Errors raised by the callback adapters.
 extension Resolver {
     /// A callback handed to work outside a test runtime, when one drives this thread (see
     /// `PromiseTestRuntime`): the runtime waits for it before its clock jumps, and runs what it
-    /// delivers in its own order. `nil` (one thread-local read) everywhere else.
+    /// delivers in its own order. `nil` (one relaxed load) everywhere else.
     func outsideCallback() -> OutsideCallback? {
         OutsideCallback.started("the completion handler of the promise made at \(core.siteText ?? "an unrecorded site")")
     }
@@ -103,6 +102,7 @@ extension Resolver {
     }
 }
 
+/// Errors raised by the callback adapters.
 public enum CallbackError: Error, Equatable {
     /// A `(Value?, Error?)` completion was called with neither a value nor an error.
     case missingValue

@@ -55,7 +55,7 @@ public final class PromiseTestRuntime: Sendable {
     private let time = ManualScheduler()
     private let autoAdvance: Bool
     /// How long the runtime waits, in real time, for a callback handed to work outside it.
-    private let outsideWorkTimeout: Duration
+    let outsideWorkTimeout: Duration
     /// Why the last drive gave up while work was left: callbacks from outside that never came.
     private let gaveUp = LockedState<String?>(nil)
     /// Whether `autoAdvance` has moved the clock, and the promises settled from outside the
@@ -221,16 +221,13 @@ public final class PromiseTestRuntime: Sendable {
     /// records why, if none of them happens within `outsideWorkTimeout`.
     private func waitForOutsideWork(_ isDone: () -> Bool) -> Bool {
         let deadline = monotonicSeconds() + seconds(outsideWorkTimeout)
-        let late: [String]? = schedule.withLock(waiting: { schedule in
-            if schedule.count > 0 || !schedule.awaitsOutsideWork() || isDone() { return .done(nil) }
+        let arrived = schedule.withLock(waiting: { schedule in
+            if schedule.count > 0 || !schedule.awaitsOutsideWork() || isDone() { return .done(true) }
             let left = deadline - monotonicSeconds()
-            // Given up on: the runtime no longer waits for them.
-            guard left > 0 else { return .done(schedule.giveUpOutsideWork()) }
-            return .wait(seconds: left)
+            return left > 0 ? .wait(seconds: left) : .done(false)
         })
-        guard let late else { return true }
-        gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: outsideWorkTimeout) }
-        return false
+        // Work that came in the instant between counts as arrived.
+        return arrived || !giveUpOnOutsideWork(after: outsideWorkTimeout)
     }
 
     /// Drives this thread until `isDone` or idle (the asynchronous form's driver thread).
@@ -260,11 +257,14 @@ public final class PromiseTestRuntime: Sendable {
     /// Whether outside work the runtime knows of may still deliver.
     var awaitsOutsideWork: Bool { schedule.withLock { $0.awaitsOutsideWork() } }
 
-    /// Records that the runtime stopped waiting for the outside work it knew of.
-    func giveUpOnOutsideWork(after timeout: Duration) {
+    /// Records that the runtime stopped waiting for the outside work it knew of; returns whether
+    /// there was any left to give up on.
+    @discardableResult
+    func giveUpOnOutsideWork(after timeout: Duration) -> Bool {
         let late = schedule.withLock { $0.giveUpOutsideWork() }
-        guard !late.isEmpty else { return }
+        guard !late.isEmpty else { return false }
         gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: timeout) }
+        return true
     }
 
     /// Why a run gave up on work outside the runtime, and what decides it.
@@ -275,8 +275,6 @@ public final class PromiseTestRuntime: Sendable {
             + "with resolver.resolve(with:) instead)"
     }
 
-    /// How long the runtime waits for outside callbacks.
-    var outsideWait: Duration { outsideWorkTimeout }
 
     /// Waits until a job is queued or `isDone`, up to `seconds` (`nil`: no limit); returns whether
     /// one of the two happened.
@@ -353,7 +351,7 @@ extension PromiseTestRuntime {
         let reason: String
         if let gaveUp = gaveUp.withLock({ $0 }) {
             reason = gaveUp
-        } else if !autoAdvance, time.pendingCount > 0 {
+        } else if isStuckOnTheClock {
             let timers = time.pendingCount == 1 ? "a timer waits" : "\(time.pendingCount) timers wait"
             reason = "nothing in the runtime can run, and \(timers) for a later time — but this runtime's clock "
                 + "moves only when the test calls advance(by:); make it with autoAdvance: true to let the clock "

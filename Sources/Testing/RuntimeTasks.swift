@@ -141,8 +141,8 @@ extension PromiseTestRuntime {
             // Idle: wait, without holding the main actor, for work from outside the runtime.
             let waited = Duration.seconds(monotonicSeconds() - idleSince)
             let outstanding = awaitsOutsideWork
-            if outstanding ? waited > outsideWait : waited > hangGuard {
-                if outstanding { giveUpOnOutsideWork(after: outsideWait) }
+            if outstanding ? waited > outsideWorkTimeout : waited > hangGuard {
+                if outstanding { giveUpOnOutsideWork(after: outsideWorkTimeout) }
                 state.stuck.withLock { $0 = self.stuckRun(idleFor: outstanding ? nil : hangGuard) }
                 task.cancel()
                 break

@@ -18,11 +18,11 @@ public func zip<each V: Sendable>(
 ) -> Promise<(repeat each V)> {
     var erased: [Promise<any Sendable>] = []
     for promise in repeat each promises {
-        erased.append(promise.erasedBranch())
+        erased.append(promise.branch().map(on: .inline) { $0 as any Sendable })
     }
-    // The wrappers observe the inputs (a late cancel of a settled input does not reach them):
-    // when `all` stops waiting for a wrapper, the wrapper cancels itself and the input loses that
-    // interest in turn.
+    // The wrappers derive from branches, which follow the inputs (a late cancel of a settled input
+    // does not reach them): when `all` stops waiting for a wrapper, the wrapper cancels itself,
+    // its branch loses that interest, and the input in turn.
     return Promise<any Sendable>.all(erased, fileID: fileID, line: line).map(on: .inline, fileID: fileID, line: line) { values in
         var iterator = values.makeIterator()
         return (repeat iterator.next()! as! each V)

@@ -17,14 +17,6 @@ extension Observer: DescribedJob {
 
 extension DeliveryGroup: DescribedJob {
     package var jobDescription: String {
-        let site = (source as? any SiteNamed)?.siteText
-        return "handlers of the promise made at \(site ?? "an unrecorded site")"
+        "handlers of the promise made at \(source?.siteText ?? "an unrecorded site")"
     }
 }
-
-/// A promise that can name where it was made.
-protocol SiteNamed {
-    var siteText: String? { get }
-}
-
-extension StateActor: SiteNamed {}

@@ -321,6 +321,8 @@ final class DeliveryGroup: Runnable, @unchecked Sendable {
 @usableFromInline
 protocol DeliverySource: AnyObject, Sendable {
     func endDelivery()
+    /// Where the promise was made (debug builds), for a test runtime's record of its jobs.
+    var siteText: String? { get }
 }
 
 extension StateActor: DeliverySource {}

@@ -112,7 +112,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     }
 
     /// `File.swift:42` where the promise was made, when recorded (debug builds).
-    nonisolated var siteText: String? {
+    @usableFromInline nonisolated var siteText: String? {
         #if DEBUG
         site.text
         #else

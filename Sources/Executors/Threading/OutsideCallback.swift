@@ -34,6 +34,11 @@ package func currentOutsideWorkTracker() -> (any OutsideWorkTracker)? {
     return ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
 }
 
+/// Whether `tracker` is the runtime driving the calling code.
+func drives(_ tracker: any OutsideWorkTracker) -> Bool {
+    ThreadState.withCurrent { $0.activeInterceptor } === tracker
+}
+
 /// The test runtime a promise was made under, kept weakly: debug builds record it in every promise
 /// made while a runtime drives, so that a settlement from outside that runtime can be told apart.
 @usableFromInline
@@ -51,13 +56,13 @@ package final class RuntimeLink: Sendable {
     /// Whether the calling code runs under this runtime.
     package var isDriving: Bool {
         guard let tracker else { return true }
-        return ThreadState.withCurrent { $0.activeInterceptor } === tracker
+        return drives(tracker)
     }
 }
 
 /// A callback made on a test runtime's thread and handed to work outside the runtime: the
 /// completion adapters of `Resolver` make one when a runtime drives their thread, and nothing
-/// otherwise (one thread-local read).
+/// otherwise (one relaxed load when no runtime exists).
 ///
 /// While it has not been called, the runtime waits for it (in real time, up to its limit) instead
 /// of jumping its clock; what it delivers runs as one of the runtime's jobs, so that the handlers
@@ -94,7 +99,7 @@ package final class OutsideCallback: Sendable {
             return (state.tracker, !state.called)
         }
         guard let tracker else { return delivery() }
-        if ThreadState.withCurrent({ $0.activeInterceptor }) === tracker {
+        if drives(tracker) {
             tracker.outsideCallbackEnded(self, first: first, delivery: nil)
             return delivery()
         }
