@@ -2,7 +2,7 @@
 import Testing
 
 /// Every scenario, run once for every schedule with at most three preemptions, in the checker's
-/// build (`scripts/interleavings.sh`; about a minute for all on a 2-core machine).
+/// build (`scripts/interleavings.sh`; about a minute and a half for all on a 2-core machine).
 /// `ACTORPROMISE_INTERLEAVING_BOUND=N` asks for another bound (4 takes minutes per scenario and
 /// stops the largest at `ACTORPROMISE_INTERLEAVING_LIMIT` runs, 200,000 by default).
 @Suite("Interleavings: every schedule up to a preemption bound", .serialized)
