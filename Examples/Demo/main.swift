@@ -1,5 +1,5 @@
 // A tour of ActorPromise: a chain whose error is caught, a branch that is cancelled while its
-// sibling carries on, and handlers on two execution contexts.
+// sibling carries on, handlers on two execution contexts, and the trace of a failure.
 import ActorPromise
 import Dispatch
 
@@ -85,4 +85,18 @@ let long = Task { try await countdown(30) }
 try await Task.sleep(for: .milliseconds(50))   // the demo lets the timer start before cancelling
 long.cancel()
 do { _ = try await long.value } catch { print("   awaiting task threw: \(error)") }
+print("6. Where an error came from: the path it took through the chain")
+let quote = Promise<Int>.retry(attempts: 2) { _ in fetchPrice(of: "unicorn") }
+let total = zip(quote, fetchPrice(of: "pony"))
+    .map { unicorn, pony in unicorn + pony }
+    .timeout(after: .seconds(5))
+do {
+    print("   total: \(try await total.value)")
+} catch {
+    // The error is the one `fetchPrice` rejected with; its trace says how it got here.
+    print("   failed: \(error)")
+    let trace = PromiseTrace.of(error).map(String.init(describing:)) ?? "(traces are off in release builds)"
+    for line in trace.split(separator: "\n") { print("   \(line)") }
+}
+
 print("done")

@@ -9,8 +9,19 @@ public struct AnyPromise: Sendable, Hashable {
     public init<Value>(_ promise: Promise<Value>) { node = promise.core }
 
     /// Cancels the promise and its descendants; see ``Promise/cancel(reason:)``.
+    @_disfavoredOverload
     public func cancel(reason: (any Error)? = nil) {
-        cancelTree(node, reason: reason)
+        cancel(reason: reason, fileID: #fileID, line: #line)
+    }
+
+    /// Cancels the promise and its descendants; see ``Promise/cancel(reason:fileID:line:)``.
+    ///
+    /// - Parameters:
+    ///   - reason: An error saying why, available as ``PromiseError/reason``.
+    ///   - fileID: Where the cancellation is asked for, for its trace (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    public func cancel(reason: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
+        cancelTree(node, reason: reason, origin: tracesAreOn ? .cancelled(PromiseSite(fileID: fileID, line: line, operation: .cancel)) : nil)
     }
 
     /// Whether the promise is still pending (a snapshot).

@@ -46,7 +46,10 @@ extension Promise {
     @inlinable
     package var takenSettledOutcome: Outcome<Value>? {
         guard let outcome = core.settledOutcome else { return nil }
-        if case .failure = outcome { takesEveryOutcome() }
+        if case .failure(let error) = outcome {
+            takesEveryOutcome()
+            if tracesAreOn { rememberAwaitedFailure(error) }
+        }
         return outcome
     }
 }
@@ -68,6 +71,8 @@ extension Promise {
     /// For the bridge module (`value`, `outcome`).
     @inlinable
     package func awaitOutcome() async -> Outcome<Value> {
-        await ActorPromise.awaitOutcome(of: core)
+        let outcome = await ActorPromise.awaitOutcome(of: core)
+        if case .failure(let error) = outcome, tracesAreOn { rememberAwaitedFailure(error) }
+        return outcome
     }
 }

@@ -10,8 +10,36 @@ import ActorPromiseExecutors
 /// whose `onCancel` (the body's) runs. Outside tests, one relaxed load decides that nothing of
 /// this happens.
 ///
-/// Returns `nil`, having run nothing, when no test runtime drives the caller.
+/// `Promise { resolver in … }` while somebody watches promises being made (see
+/// ``creationWatchers``): a test runtime driving the caller (see
+/// ``promiseMadeUnderTestRuntime(tracksInterest:fileID:line:_:)``), or, in a release build with
+/// failure traces on, the trace switch, for which the promise keeps its site (R16).
+///
+/// Returns `nil`, having run nothing, when neither applies: the caller makes the promise itself.
 @usableFromInline @inline(never)
+func promiseMadeWhileWatched<Value: Sendable>(
+    tracksInterest: Bool, fileID: StaticString, line: UInt, _ body: (Resolver<Value>) throws -> Void
+) -> Promise<Value>? {
+    if let made = promiseMadeUnderTestRuntime(tracksInterest: tracksInterest, fileID: fileID, line: line, body) {
+        return made
+    }
+    #if DEBUG
+    return nil
+    #else
+    guard tracesAreOn else { return nil }
+    let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
+    let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: site, rare: .keeping(site))
+    let resolver = Resolver(core: core)
+    do {
+        try body(resolver)
+    } catch {
+        resolver.reject(error, cause: .bodyThrew)
+    }
+    return Promise(core: core)
+    #endif
+}
+
+/// Returns `nil`, having run nothing, when no test runtime drives the caller.
 func promiseMadeUnderTestRuntime<Value: Sendable>(
     tracksInterest: Bool, fileID: StaticString, line: UInt, _ body: (Resolver<Value>) throws -> Void
 ) -> Promise<Value>? {
@@ -25,7 +53,7 @@ func promiseMadeUnderTestRuntime<Value: Sendable>(
     do {
         try body(innerResolver)
     } catch {
-        innerResolver.reject(error)
+        innerResolver.reject(error, cause: .bodyThrew)
     }
     if inner.isPending, tracker.workStarted == before {
         let site = promise.core.siteText ?? "an unrecorded site"

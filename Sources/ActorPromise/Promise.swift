@@ -41,7 +41,7 @@ public struct Promise<Value: Sendable>: Sendable {
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
-        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line))
+        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line, operation: .promise))
         return (Promise(core: core), Resolver(core: core))
     }
 
@@ -62,7 +62,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ) {
         // Inlinable, so that it is specialized where it is called; under a test runtime only,
         // the body runs through `promiseMadeUnderTestRuntime`.
-        if testRuntimesExist, let made = promiseMadeUnderTestRuntime(
+        if creationIsWatched, let made = promiseMadeWhileWatched(
             tracksInterest: tracksInterest, fileID: fileID, line: line, body) {
             self = made
             return
@@ -72,7 +72,7 @@ public struct Promise<Value: Sendable>: Sendable {
         do {
             try body(resolver)
         } catch {
-            resolver.reject(error)
+            resolver.reject(error, cause: .bodyThrew)
         }
     }
 
@@ -99,7 +99,7 @@ public struct Promise<Value: Sendable>: Sendable {
             PromiseStateMachine(hook: .lazy), tracksInterest: tracksInterest,
             link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body))), runner: { object in
                 Link.promise(object, as: Value.self).runLazyBody()
-            }), site: PromiseSite(fileID: fileID, line: line)))
+            }), site: PromiseSite(fileID: fileID, line: line, operation: .lazy)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this
@@ -114,7 +114,7 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     @inlinable @_disfavoredOverload
     public init(value: Value, fileID: StaticString = #fileID, line: UInt = #line) {
-        core = PromiseCore(PromiseStateMachine(outcome: .success(value)), site: PromiseSite(fileID: fileID, line: line))
+        core = PromiseCore(PromiseStateMachine(outcome: .success(value)), site: PromiseSite(fileID: fileID, line: line, operation: .promise))
     }
 
     /// Creates a promise settled with what `body` returns or throws, running it at once.
@@ -132,7 +132,9 @@ public struct Promise<Value: Sendable>: Sendable {
     public init(fileID: StaticString = #fileID, line: UInt = #line, _ body: () throws -> Value) {
         let outcome: Outcome<Value>
         do { outcome = .success(try body()) } catch { outcome = .failure(error) }
-        core = PromiseCore(PromiseStateMachine(outcome: outcome), site: PromiseSite(fileID: fileID, line: line))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
+        core = PromiseCore(PromiseStateMachine(outcome: outcome), site: site)
+        if case .failure = outcome, tracesAreOn { core.traceMadeRejected(at: site, cause: .bodyThrew) }
     }
 
     /// Creates a promise that is already rejected with `error`. Released without anyone taking
@@ -144,7 +146,9 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     @inlinable
     public init(error: any Error, fileID: StaticString = #fileID, line: UInt = #line) {
-        core = PromiseCore(PromiseStateMachine(outcome: .failure(error)), site: PromiseSite(fileID: fileID, line: line))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
+        core = PromiseCore(PromiseStateMachine(outcome: .failure(error)), site: site)
+        if tracesAreOn { core.traceMadeRejected(at: site, cause: .madeRejected) }
         core.tree.isRejected = true   // not shared yet: no gate needed
     }
 
@@ -156,7 +160,9 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     @inlinable
     public init(result: Result<Value, some Error>, fileID: StaticString = #fileID, line: UInt = #line) {
-        core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }), site: PromiseSite(fileID: fileID, line: line))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
+        core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }), site: site)
+        if case .failure = result, tracesAreOn { core.traceMadeRejected(at: site, cause: .madeRejected) }
         if case .failure = result { core.tree.isRejected = true }   // not shared yet: no gate needed
     }
 
@@ -206,13 +212,16 @@ extension Promise {
     /// moves into the child without a retain (a closure building the link would capture the
     /// context and copy it: a retain and a release per promise). The child tracks interest as this
     /// promise does unless `tracksInterest` says otherwise (`shared()`).
+    ///
+    /// `rare` is the side object that keeps the site in a release build with failure traces on,
+    /// which the operator's capture for its link brought (``PromiseTaskLocals/capture(for:)``).
     @inlinable @inline(__always)
     func derive<Out: Sendable>(
         tracksInterest: Bool? = nil, observesCancellation: Bool = false, site: PromiseSite = PromiseSite(),
-        link: consuming sending Link
+        rare: RareHandoff = .none, link: consuming sending Link
     ) -> Promise<Out> {
         Promise<Out>(core: core.derive(
-            tracksInterest: tracksInterest, observesCancellation: observesCancellation, site: site, link: link))
+            tracksInterest: tracksInterest, observesCancellation: observesCancellation, site: site, rare: rare, link: link))
     }
 
     /// Derives a promise with an outcome link (``Link/outcome(context:taskLocals:body:)``).
@@ -223,9 +232,11 @@ extension Promise {
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>
     ) -> Promise<Out> {
-        derive(
-            tracksInterest: tracksInterest, observesCancellation: true, site: site,
-            link: .outcome(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            tracksInterest: tracksInterest, observesCancellation: true, site: site, rare: rare,
+            link: .outcome(context: context, taskLocals: captured, body: body))
     }
 }
 

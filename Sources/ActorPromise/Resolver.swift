@@ -58,21 +58,79 @@ public final class Resolver<Value: Sendable>: Sendable {
     }
 
     /// Rejects the promise with `error`; ignored if it has already settled.
+    ///
+    /// The trace of the rejection (``PromiseTrace``) begins at the call site, unless `error` is
+    /// the one a handler running here was handed, whose trace goes on.
+    ///
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - fileID: Where the promise is rejected, for its trace (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     @inlinable
-    public func reject(_ error: any Error) {
+    public func reject(_ error: any Error, fileID: StaticString = #fileID, line: UInt = #line) {
         #if DEBUG
         noteSettlementForTestRuntime()
         #endif
-        core.settle(.failure(error))
+        core.settle(.failure(error), cause: .rejected(PromiseSite(fileID: fileID, line: line, operation: .reject)))
+    }
+
+    /// Rejects the promise with `error`: ``reject(_:fileID:line:)``, kept for code that passes
+    /// `reject` as a function.
+    ///
+    /// - Parameter error: The error.
+    @_disfavoredOverload @inlinable
+    public func reject(_ error: any Error) {
+        reject(error, fileID: #fileID, line: #line)
     }
 
     /// Settles the promise with `result`; ignored if it has already settled.
+    ///
+    /// - Parameters:
+    ///   - result: The value or the error.
+    ///   - fileID: Where the promise is settled, for the trace of a failure (filled in for you).
+    ///   - line: The line of that site (filled in for you).
     @inlinable
-    public func resolve(_ result: Result<Value, some Error>) {
+    public func resolve(_ result: Result<Value, some Error>, fileID: StaticString = #fileID, line: UInt = #line) {
         #if DEBUG
         noteSettlementForTestRuntime()
         #endif
-        core.settle(result.mapError { $0 as any Error })
+        core.settle(result.mapError { $0 as any Error }, cause: .rejected(PromiseSite(fileID: fileID, line: line, operation: .resolve)))
+    }
+
+    /// Settles the promise with `result`: ``resolve(_:fileID:line:)``, kept for code that passes
+    /// `resolve` as a function.
+    ///
+    /// - Parameter result: The value or the error.
+    @_disfavoredOverload @inlinable
+    public func resolve(_ result: Result<Value, some Error>) {
+        resolve(result, fileID: #fileID, line: #line)
+    }
+
+    /// Settles the promise with `result`, carrying `source`'s failure trace on as `site` names it
+    /// (R16): for combinators that hand an input's rejection to their result.
+    @usableFromInline
+    func resolve(_ result: Outcome<Value>, passingOn source: any PromiseNode, as site: @autoclosure () -> PromiseSite) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
+        core.settle(result, passingOn: source, as: site())
+    }
+
+    /// Rejects the promise with an error its work's body threw (R16: the trace says so).
+    package func rejectFromBody(_ error: any Error) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
+        core.settle(.failure(error), cause: .bodyThrew)
+    }
+
+    /// Rejects the promise with `error`, whose trace begins as `cause` says (R16).
+    @usableFromInline
+    func reject(_ error: any Error, cause: TraceCause) {
+        #if DEBUG
+        noteSettlementForTestRuntime()
+        #endif
+        core.settle(.failure(error), cause: cause)
     }
 
     #if DEBUG
@@ -139,7 +197,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         do {
             try body(resolver)
         } catch {
-            resolver.reject(error)
+            resolver.reject(error, cause: .bodyThrew)
         }
     }
 }

@@ -25,7 +25,7 @@ extension Promise {
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
         let task = Task(executorPreference: executor, priority: priority) {
-            do { resolver.fulfill(try await operation()) } catch { resolver.reject(error) }
+            do { resolver.fulfill(try await operation()) } catch { resolver.rejectFromBody(error) }
         }
         resolver.onCancel { task.cancel() }
         self = promise

@@ -84,11 +84,11 @@ public final class PromiseTestRuntime: Sendable {
         schedule = LockedState(JobSchedule(seed: seed))
         self.autoAdvance = autoAdvance
         self.outsideWorkTimeout = outsideWorkTimeout
-        liveTestRuntimes.wrappingAdd(1, ordering: .relaxed)
+        creationWatchers.wrappingAdd(1, ordering: .relaxed)
     }
 
     deinit {
-        liveTestRuntimes.wrappingSubtract(1, ordering: .relaxed)
+        creationWatchers.wrappingSubtract(1, ordering: .relaxed)
         for (job, context) in schedule.withLock({ $0.removeAll() }) { context.submit(job) }
         time.cancelAll()
     }

@@ -49,7 +49,12 @@ struct ChildSetTests {
             var isPending: Bool { true }
             var isCancelled: Bool { false }
             var anyOutcome: Outcome<any Sendable>? { nil }
-            func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]) {}
+            func cancel(
+                reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode],
+                then effects: inout [() -> Void]
+            ) {}
+            var traceNode: TraceNode? { nil }
+            var traceSite: PromiseSite { PromiseSite() }
             func performTree(_ op: TreeOp) -> TreeStep? { nil }
             func performChildDone(_ child: borrowing any PromiseNode) -> TreeStep? { nil }
             var adopteeUnderAdoptionLock: (any PromiseNode)? { nil }

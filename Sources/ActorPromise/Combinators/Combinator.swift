@@ -30,19 +30,25 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
     @usableFromInline let promise: Promise<Output>
     /// Stopped when the result is cancelled or rejected; the step counts completed inputs.
     @usableFromInline let progress: ProgressReporter?
+    /// The combinator's name in failure traces (`all`, `zip`): an input's rejection passes on
+    /// as `zip input 2 of 3` (R16).
+    @usableFromInline let operation: TraceOperation
 
     /// - Parameter step: Folds one input's outcome into the state; returns the result's outcome
     ///   once it is decided.
     @inlinable
     init(
-        inputs: [Promise<Input>], state: State, progress: ProgressReporter? = nil, fileID: StaticString, line: UInt,
-        step: @escaping @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
+        inputs: [Promise<Input>], state: State, progress: ProgressReporter? = nil, operation: TraceOperation,
+        fileID: StaticString, line: UInt, step: @escaping @Sendable (inout State, Int, Outcome<Input>) -> Outcome<Output>?
     ) {
         self.inputs = inputs
         self.guarded = LockedState(Guarded(state: state))
         self.progress = progress
         self.step = step
-        (promise, resolver) = Promise<Output>.pending(fileID: fileID, line: line)
+        self.operation = operation
+        let site = PromiseSite(fileID: fileID, line: line, operation: operation)
+        let core = PromiseCore<Output>(PromiseStateMachine(), site: site, rare: .keeping(site))
+        (promise, resolver) = (Promise(core: core), Resolver(core: core))
     }
 
     /// Observes every input and returns the result promise.
@@ -72,7 +78,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
             return true
         }
         guard releases else { return }
-        for input in inputs { loseInterest(input.core) }
+        for input in inputs { loseInterest(input.core, cause: tracesAreOn ? .lostInterest(promise.core.traceSite) : nil) }
     }
 
     @inlinable
@@ -83,9 +89,24 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
             return decision
         }
         guard let decision else { return }
-        if case .failure = decision { progress?.stop() }
+        if case .failure = decision {
+            progress?.stop()
+            if tracesAreOn {
+                resolver.resolve(decision, passingOn: inputs[index].core, as: inputSite(index))
+                stopWaiting(decided: true)
+                return
+            }
+        }
         resolver.resolve(decision)
         stopWaiting(decided: true)
+    }
+
+    /// Input `index` as a failure trace names it: `zip input 2 of 3`, at the combinator's site.
+    @usableFromInline
+    func inputSite(_ index: Int) -> PromiseSite {
+        let site = promise.core.traceSite
+        return PromiseSite(
+            fileID: site.file, line: UInt(site.line), operation: operation, index: index + 1, count: inputs.count)
     }
 }
 

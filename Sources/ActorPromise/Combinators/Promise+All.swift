@@ -21,12 +21,21 @@ extension Promise {
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> Promise<[Value]> {
+        all(promises, progress: progress, operation: .allInput, fileID: fileID, line: line)
+    }
+
+    /// ``all(_:progress:fileID:line:)``, whose inputs failure traces name as `operation` (R16).
+    @inlinable
+    static func all(
+        _ promises: some Collection<Promise<Value>>, progress: ProgressReporting?, operation: TraceOperation,
+        fileID: StaticString, line: UInt
+    ) -> Promise<[Value]> {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise<[Value]>(value: []) }
         let reporter = progress.map { ProgressReporter(total: inputs.count, reporting: $0) }
         return Combinator<Value, [Value], (values: [Value?], remaining: Int)>(
             inputs: inputs, state: ([Value?](repeating: nil, count: inputs.count), inputs.count), progress: reporter,
-            fileID: fileID, line: line
+            operation: operation, fileID: fileID, line: line
         ) { state, index, outcome in
             switch outcome {
             case .failure(let error):
@@ -64,7 +73,7 @@ extension Promise {
         let reporter = progress.map { ProgressReporter(total: inputs.count, reporting: $0) }
         return Combinator<Value, [Result<Value, any Error>], (outcomes: [Outcome<Value>?], remaining: Int)>(
             inputs: inputs, state: ([Outcome<Value>?](repeating: nil, count: inputs.count), inputs.count), progress: reporter,
-            fileID: fileID, line: line
+            operation: .allSettledInput, fileID: fileID, line: line
         ) { state, index, outcome in
             reporter?.itemCompleted()
             state.outcomes[index] = outcome

@@ -22,7 +22,7 @@ extension Promise {
         let inputs = Array(promises)
         if inputs.isEmpty { return Promise(error: AggregateError(errors: []), fileID: fileID, line: line) }
         return Combinator<Value, Value, (errors: [(any Error)?], remaining: Int)>(
-            inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), fileID: fileID, line: line
+            inputs: inputs, state: ([(any Error)?](repeating: nil, count: inputs.count), inputs.count), operation: .anyInput, fileID: fileID, line: line
         ) { state, index, outcome in
             switch outcome {
             case .success(let value):
@@ -57,7 +57,7 @@ extension Promise {
         // The state counts the outcomes seen. (It was `Void`, and ThreadSanitizer once reported the
         // locked write of that empty state as racing with a read in `receive`: a stored property
         // of no size has no address of its own.)
-        return Combinator<Value, Value, Int>(inputs: inputs, state: 0, fileID: fileID, line: line) { seen, _, outcome in
+        return Combinator<Value, Value, Int>(inputs: inputs, state: 0, operation: .raceInput, fileID: fileID, line: line) { seen, _, outcome in
             seen += 1
             return outcome
         }.start()

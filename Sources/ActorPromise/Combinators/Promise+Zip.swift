@@ -23,8 +23,14 @@ public func zip<each V: Sendable>(
     // The wrappers derive from branches, which follow the inputs (a late cancel of a settled input
     // does not reach them): when `all` stops waiting for a wrapper, the wrapper cancels itself,
     // its branch loses that interest, and the input in turn.
-    return Promise<any Sendable>.all(erased, fileID: fileID, line: line).map(on: .inline, fileID: fileID, line: line) { values in
-        var iterator = values.makeIterator()
-        return (repeat iterator.next()! as! each V)
-    }
+    // The library's own promises (the branches, the wrappers, the tuple's) are left out of
+    // failure traces, which name an input's rejection `zip input 2 of 3` (R16); the tuple's
+    // promise is made at the caller's site, which it names in `debugDescription`.
+    let values = Promise<any Sendable>.all(erased, progress: nil, operation: .zipInput, fileID: fileID, line: line)
+    return values.derive(
+        site: PromiseSite(fileID: fileID, line: line, operation: .library),
+        link: .then(context: InlineContext.shared, taskLocals: PromiseTaskLocals.capture()) { (values: [any Sendable]) -> (repeat each V) in
+            var iterator = values.makeIterator()
+            return (repeat iterator.next()! as! each V)
+        })
 }

@@ -10,10 +10,15 @@ final class CapturedTaskLocals: Sendable {
     /// The list of keys the values were captured for.
     let keys: ObjectIdentifier
     let values: [any CapturedTaskLocal]
+    /// The side object the promise made with this capture starts with, keeping its site for
+    /// failure traces: release builds with traces on (R16), where every registration makes a
+    /// capture of its own; `nil` otherwise.
+    @usableFromInline let rareForTraces: RareTreeState?
 
-    init(keys: ObjectIdentifier, values: [any CapturedTaskLocal]) {
+    init(keys: ObjectIdentifier, values: [any CapturedTaskLocal], keepingForTraces site: PromiseSite? = nil) {
         self.keys = keys
         self.values = values
+        rareForTraces = site.map { RareTreeState.keeping(site: $0) }
     }
 
     /// Whether every key still holds the value captured here, on this thread.
@@ -29,6 +34,7 @@ final class CapturedTaskLocals: Sendable {
     func bind<R>(_ body: () throws -> R) rethrows -> R {
         // One key is the common case (a trace or request identifier): bound without the recursion.
         if values.count == 1 { return try values[0].bind(body) }
+        if values.isEmpty { return try body() }
         return try bind(from: values.startIndex, body)
     }
 

@@ -134,6 +134,22 @@ func haveSameBits<T>(_ a: inout T, _ b: inout T) -> Bool {
     }
 }
 
+/// The identity of an error value as it travels: an `any Error` is one reference to a box that
+/// every copy shares, so a promise that passes its parent's rejection on holds the same box, and
+/// an error a handler throws is a new one.
+@usableFromInline
+struct ErrorIdentity: Equatable, Sendable {
+    let bits: UInt
+
+    @usableFromInline
+    init(_ error: any Error) {
+        // Safety: an `any Error` existential is a single reference on every platform Swift runs
+        // on; only its bits are read, to compare, never followed. (`as any Error` keeps the
+        // existential closed: opened, the cast would see the concrete error's size.)
+        bits = unsafeBitCast(error as any Error, to: UInt.self)
+    }
+}
+
 /// The handlers of `then` and `map`, stored as written (see ``ErasedClosure``).
 @usableFromInline struct ThenBody<In, Out> {
     @usableFromInline let run: @Sendable (In) throws -> Out
@@ -199,7 +215,7 @@ extension StateActor: Runnable, OutcomeObserver {
     nonisolated func discard() {
         link = Link()
         guard isPending else { return }
-        typed.settle(.failure(PromiseError.handlerDropped()))
+        typed.settle(.failure(PromiseError.handlerDropped()), cause: .abandoned)
         typed.reportAbandoned()
     }
 
@@ -207,7 +223,7 @@ extension StateActor: Runnable, OutcomeObserver {
     @usableFromInline
     nonisolated func cancelWhileQueued() {
         link = Link()
-        cancelTree(self, reason: nil)
+        cancelTree(self, reason: nil, origin: tracesAreOn ? .cancelled(PromiseSite(fileID: "OperationQueue", line: 0, operation: .cancelledWhileQueued)) : nil)
     }
 
     /// Once this promise is settled (cancelled), running a value handler is pointless; a handler
@@ -261,6 +277,32 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         if endsDelivery { withSource(In.self) { $0.endDelivery() } }
     }
 
+    /// Makes the failure this promise's handler is handed the thread's current one (R16), and
+    /// returns what to restore when the handler is done. Out of line: traces are on.
+    @usableFromInline
+    nonisolated func beginHandling<In: Sendable>(_: In.Type) -> HandledFailure.Outer {
+        HandledFailure.begin(handedFailure(In.self))
+    }
+
+    /// The failure this promise's handler is handed, with its trace (R16): the parent's, or this
+    /// promise's own cancellation when it came before the parent settled (R5b); `nil` for a
+    /// fulfilment or a failure without a trace.
+    @usableFromInline
+    nonisolated func handedFailure<In: Sendable>(_: In.Type) -> HandledFailure? {
+        // Plain loads, not the checker's scheduling points: what they read decides only the trace.
+        let status = status.load(ordering: .acquiring)
+        let (outcome, trace): (Outcome<In>?, TraceNode?) =
+            if status.contains(.settled), !status.contains(.cancelledAfterSource), case .failure(let error)? = machine.outcome {
+                (.failure(error), traceNode)
+            } else {
+                withSource(In.self) { parent in
+                    parent.status.load(ordering: .acquiring).contains(.settled) ? (parent.machine.outcome, parent.traceNode) : (nil, nil)
+                }
+            }
+        guard case .failure(let error)? = outcome, let trace else { return nil }
+        return HandledFailure(error: error, trace: trace, handler: traceSite, handlerIdentity: ObjectIdentifier(self))
+    }
+
     /// The parent's outcome, unless this promise was settled (cancelled) meanwhile: a promise
     /// cancelled while its handler waited in the queue skips the handler.
     @inlinable @inline(__always)
@@ -289,10 +331,14 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @inlinable @inline(__always)
     nonisolated func runOutcomeHandler<In: Sendable>(_: In.Type, _ body: (Outcome<In>) -> LinkStep<Value>) {
         guard let outcome = outcomeObservingCancellation(In.self) else { return }
+        // A failure handed to the handler is the thread's while it runs, while traces are on
+        // (R16): `PromiseTrace.of` answers in it, and a promise settled with it carries it on.
+        let outer: HandledFailure.Outer? = if case .failure = outcome, tracesAreOn { beginHandling(In.self) } else { nil }
         switch body(outcome) {
-        case .settle(let outcome): settle(outcome)
+        case .settle(let outcome): settle(outcome, cause: .threw)
         case .follow(let source): adopt(source)
         }
+        if let outer { HandledFailure.end(restoring: outer) }
     }
 
     /// The run of a value handler (`then`, `map`): a fulfilment goes through `body` to this
@@ -302,8 +348,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         guard let outcome = outcomeForRun(In.self) else { return }
         switch outcome {
         case .success(let value):
-            do { settle(.success(try body(value))) } catch { settle(.failure(error)) }
+            do { settle(.success(try body(value))) } catch { settle(.failure(error), cause: .threw) }
         case .failure(let error):
+            // Passed on: the parent's trace goes on through this promise (R16).
+            if tracesAreOn { return withSource(In.self) { settle(.failure(error), passingOn: $0, as: traceSite) } }
             settle(.failure(error))
         }
     }

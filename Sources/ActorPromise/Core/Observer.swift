@@ -510,12 +510,12 @@ func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome
                 continuation.resume(returning: outcome)
             } else {
                 continuation.resume(returning: .failure(PromiseError.cancelled()))
-                loseInterest(core)
+                loseInterest(core, cause: tracesAreOn ? .taskCancelled : nil)
             }
         }
     } onCancel: {
         schedulingPoint("await.cancel")
         if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }
-        if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core) }
+        if observer.resume(with: .failure(PromiseError.cancelled())) { loseInterest(core, cause: tracesAreOn ? .taskCancelled : nil) }
     }
 }

@@ -1,6 +1,7 @@
 extension StateActor where Machine == PromiseStateMachine<Value> {
     /// What the promise is, for `debugDescription`: "Promise<Int> pending, made at
-    /// Loader.swift:42, 2 observers, 1 child".
+    /// Loader.swift:42, 2 observers, 1 child"; a rejected or cancelled promise's failure trace
+    /// follows on the next lines, when there is one.
     ///
     /// The observers are those still waiting for the outcome, the children the derived promises
     /// the tree still holds (a cancel reaches them). Counted under the gate; when another thread
@@ -18,7 +19,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             if observers > 0 { parts.append(observers == 1 ? "1 observer" : "\(observers) observers") }
             if children > 0 { parts.append(children == 1 ? "1 child" : "\(children) children") }
         }
-        return parts.joined(separator: ", ")
+        let head = parts.joined(separator: ", ")
+        // A failed promise's path, while traces are on (R16).
+        guard case .failure? = settledOutcome, let trace = traceNode else { return head }
+        return head + "\n" + PromiseTrace(trace, handledBy: nil).description
     }
 
     /// The observers waiting and the children held, read under the gate; `nil` if it is taken.

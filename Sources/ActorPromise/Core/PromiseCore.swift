@@ -70,14 +70,15 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     @inlinable
     init(
         machine: consuming Machine, settled: Bool, tracksInterest: Bool, parent: (any PromiseNode)?,
-        link: consuming Link, observesCancellation: Bool, site: PromiseSite
+        link: consuming Link, observesCancellation: Bool, site: PromiseSite, rare: RareHandoff
     ) {
         let flags = TreeState.flags(
             isSettled: settled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
             runsInline: link.context.map { type(of: $0) == InlineContext.self } ?? false)
         self.status = Atomic(PromiseStatus(rawValue: flags & TreeState.Flag.published))
         self.parent = parent
-        self.tree = TreeState(flags: flags)
+        // A side object made already keeps the site for failure traces (release builds, R16).
+        self.tree = TreeState(flags: flags, rare: rare.take())
         self.machine = machine
         self.link = link
         #if DEBUG
@@ -108,7 +109,9 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     nonisolated func reportUnhandled() {
         guard case .failure(let error)? = typed.machine.outcome, !error.isCancellation,
               (error as? PromiseError)?.code != .abandoned else { return }
-        PromiseDiagnostics.reportUnhandled(UnhandledRejection(error: error, site: siteText ?? "an unrecorded site (sites are recorded in debug builds)"))
+        PromiseDiagnostics.reportUnhandled(UnhandledRejection(
+            error: error, site: siteText ?? "an unrecorded site (sites are recorded in debug builds)",
+            trace: traceNode.map { PromiseTrace($0, handledBy: nil) }))
     }
 
     /// `File.swift:42` where the promise was made, when recorded (debug builds).
@@ -175,7 +178,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         case .nothing: break
         case .reportDone: reportDone()
         case .reattachUpward: reattachUpward(from: self)
-        case .cancelSelf: cancelTree(self, reason: nil)
+        case .cancelSelf: cancelTree(self, reason: nil, origin: tracesAreOn ? .lostInterest(PromiseSite()) : nil)
         }
     }
 
@@ -204,12 +207,13 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @inlinable
     init(
         _ machine: PromiseStateMachine<Value>, tracksInterest: Bool = true, parent: (any PromiseNode)? = nil,
-        link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite()
+        link: consuming Link = Link(), observesCancellation: Bool = false, site: PromiseSite = PromiseSite(),
+        rare: RareHandoff = .none
     ) {
         let settled = machine.outcome != nil
         self.init(
             machine: machine, settled: settled, tracksInterest: tracksInterest, parent: parent, link: link,
-            observesCancellation: observesCancellation, site: site)
+            observesCancellation: observesCancellation, site: site, rare: rare)
     }
 
     // MARK: Value operations (specialized at the call site)
@@ -232,11 +236,18 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         return effects
     }
 
+    /// Starts the trace of a promise made rejected at `site` (R16), before it is shared. Out of
+    /// line: traces are on.
+    @usableFromInline
+    nonisolated func traceMadeRejected(at site: PromiseSite, cause: TraceCause) {
+        tree.recordTrace(TraceNode(cause: cause, site: site, isCancellation: false))
+    }
+
     /// Applies `op` now if the gate is free, or parks it for the thread inside.
     ///
     /// - Returns: The effects of `op` when it was applied now (the caller carries them out);
     ///   `nil` when it was parked (the thread inside carries them out).
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated func perform(_ op: consuming PromiseOp<Value>) -> PromiseEffects<Value>? {
         // `op` is consumed by the transition, which moves its observer and child into the state
         // instead of copying them (a retain and a release each); parking keeps a copy.
@@ -339,6 +350,20 @@ extension StateActor {
     /// bytes only when it assigns `rare` itself, which it does under the lock.
     @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.rare?.adoptee }
 
+    /// The path of this promise's failure (R16), read under ``adoptionLock``, as the adoptee is.
+    @usableFromInline nonisolated var traceNode: TraceNode? {
+        adoptionLock.withLockUnscheduled { tree.rare?.trace }
+    }
+
+    /// Where this promise was made, and by which operation (see ``PromiseNode/traceSite``).
+    @usableFromInline nonisolated var traceSite: PromiseSite {
+        #if DEBUG
+        site
+        #else
+        adoptionLock.withLockUnscheduled { tree.rare?.site } ?? PromiseSite()
+        #endif
+    }
+
     @usableFromInline
     nonisolated var anyOutcome: Outcome<any Sendable>? {
         typed.settledOutcome.map { $0.map { $0 as any Sendable } }
@@ -351,9 +376,9 @@ extension StateActor {
     /// Cancels this promise as one step of a cancel walk (see `forwardCancel`).
     @usableFromInline
     nonisolated func cancel(
-        reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
+        reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
     ) {
-        typed.cancelStep(reason: reason, forwardingInto: &work, then: &effects)
+        typed.cancelStep(reason: reason, origin: origin, forwardingInto: &work, then: &effects)
     }
 }
 
@@ -388,6 +413,13 @@ struct CoreHooks<Value: Sendable>: HookStore {
     func outcome<V: Sendable>(of adoptee: any PromiseNode, as _: V.Type) -> Outcome<V>? {
         unsafeDowncast(adoptee as AnyObject, to: PromiseCore<V>.self).settledOutcome
     }
+
+    /// The adoptee's failure trace, carried on through this promise (R16). Out of line: rare.
+    @usableFromInline
+    func traceFollowing(_ adoptee: any PromiseNode) -> TraceNode? {
+        guard tracesAreOn else { return nil }
+        return adoptee.traceNode?.passing(through: core.traceSite)
+    }
 }
 
 // MARK: - Entry points
@@ -407,11 +439,12 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     ///     ``PromiseCore/observesCancellation``).
     @inlinable @inline(__always)
     nonisolated func derive<Out: Sendable>(
-        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, link: consuming sending Link
+        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, rare: RareHandoff,
+        link: consuming sending Link
     ) -> PromiseCore<Out> {
         let child = PromiseCore<Out>(
             PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self,
-            link: link, observesCancellation: observesCancellation, site: site)
+            link: link, observesCancellation: observesCancellation, site: site, rare: rare)
         send(.derive(child))
         return child
     }
@@ -432,9 +465,47 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// Settles the promise; ignored if it is settled already (R1).
+    ///
+    /// - Parameter cause: How an error entered here, for its trace when it is not one this
+    ///   thread's handler was handed (which is carried on instead); read only while failure
+    ///   traces are on (R16).
     @inlinable
-    nonisolated func settle(_ outcome: consuming Outcome<Value>) {
+    nonisolated func settle(_ outcome: consuming Outcome<Value>, cause: TraceCause = .settled) {
+        // The tag first: a fulfilment, whose tag is known where it is made, pays nothing.
+        if case .failure(let error) = copy outcome, tracesAreOn { return reject(error, cause: cause) }
         send(.settle(outcome))
+    }
+
+    /// Rejects the promise with `error` and its trace (R16). Out of line: traces are on.
+    @usableFromInline
+    nonisolated func reject(_ error: any Error, cause: TraceCause) {
+        send(.reject(error, trace: trace(of: error, cause: cause)))
+    }
+
+    /// Settles the promise with `outcome`; a failure that is `source`'s own carries `source`'s
+    /// trace on through this promise, named by `site` (R16) — for a combinator that hands an
+    /// input's rejection to its result (`zip input 2 of 3`, `retry attempt 3`).
+    @usableFromInline
+    nonisolated func settle(_ outcome: Outcome<Value>, passingOn source: any PromiseNode, as site: @autoclosure () -> PromiseSite) {
+        guard tracesAreOn, case .failure(let error) = outcome else { return send(.settle(outcome)) }
+        let trace: TraceNode
+        if case .failure(let sourceError)? = source.anyOutcome, ErrorIdentity(sourceError) == ErrorIdentity(error),
+           let sourceTrace = source.traceNode {
+            trace = sourceTrace.passing(through: site())
+        } else {
+            trace = self.trace(of: error, cause: .settled)
+        }
+        send(.reject(error, trace: trace))
+    }
+
+    /// The trace of `error` as it reaches this promise: the trace of the failure this thread's
+    /// handler was handed, carried on, if it is that error; else a new trace that starts here.
+    nonisolated func trace(of error: any Error, cause: TraceCause) -> TraceNode {
+        let site = traceSite
+        if let handed = HandledFailure.current, ErrorIdentity(handed.error) == ErrorIdentity(error) {
+            return handed.trace.passing(through: site)
+        }
+        return TraceNode(cause: cause, site: site, isCancellation: error.isCancellation)
     }
 
     /// Rejects the promise as ``PromiseError/Code/abandoned``, naming its site (debug builds), and
@@ -442,7 +513,8 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// reaches the gate (R8). Called by a resolver's `deinit`.
     @usableFromInline
     nonisolated func abandon() {
-        send(.abandon(PromiseError(.abandoned, site: siteText)))
+        let trace = tracesAreOn ? TraceNode(cause: .abandoned, site: traceSite, isCancellation: false) : nil
+        send(.abandon(PromiseError(.abandoned, site: siteText), trace: trace))
     }
 
     /// Registers `handler` to run once if the promise is cancelled while pending (R6).
@@ -487,8 +559,8 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         if let rare {
             if let adoption = rare.adoption { carryOut(adoption) }
             if let cancellation = rare.cancellation {
-                if cancellation.parentLostInterest, let parent { loseInterest(parent) }
-                if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee) }
+                if cancellation.parentLostInterest, let parent { loseInterest(parent, cause: lostInterestCause) }
+                if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee, cause: lostInterestCause) }
             }
         }
         if effects.reportDone { reportDone() }
@@ -527,30 +599,49 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @usableFromInline
     nonisolated func refuse() {
         addDependent()
-        loseInterest(self)
+        loseInterest(self, cause: lostInterestCause)
     }
 
     /// Cancels this promise and, through an explicit work list, every descendant (R5).
+    ///
+    /// - Parameter origin: Where the cancellation began, for its trace (R16).
     @usableFromInline
-    nonisolated func cancel(reason: (any Error)?) {
-        cancelTree(self, reason: reason)
+    nonisolated func cancel(reason: (any Error)?, origin: TraceCause? = nil) {
+        cancelTree(self, reason: reason, origin: origin)
     }
 
     /// One step of a cancel walk: cancels this promise, queues its children on `work` and its
     /// effects on `effects`.
     @usableFromInline
     nonisolated func cancelStep(
-        reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
+        reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
     ) {
         // A handler that observes outcomes reports its parent's settled outcome when the cancel
         // comes after it (R1, B5): read before the cancel, so either order is a true one.
         let afterSource = observesCancellation && parent.map { !$0.isPending } ?? false
-        guard var cancelled = perform(.cancel(reason: reason, afterSource: afterSource)) else { return }
+        let op: PromiseOp<Value> = if tracesAreOn {
+            .tracedCancel(TracedCancel(reason: reason, afterSource: afterSource, trace: cancellationTrace(origin: origin)))
+        } else {
+            .cancel(reason: reason, afterSource: afterSource)
+        }
+        guard var cancelled = perform(op) else { return }
         if let cancellation = cancelled.cancellation, !cancellation.children.isEmpty {
             work.append(contentsOf: cancellation.children)
             cancelled.cancellation = cancellation.withoutChildren()
         }
         effects.append { self.carryOut(cancelled) }
+    }
+
+    /// The trace of a cancellation reaching this promise (R16): it begins here (`origin`), or it
+    /// came from the parent, whose own cancel ran first in the walk.
+    @usableFromInline
+    nonisolated func cancellationTrace(origin: TraceCause?) -> TraceNode {
+        let site = traceSite
+        if let origin { return TraceNode(cause: origin, site: site, isCancellation: true) }
+        if let parent, let inherited = parent.traceNode, inherited.isCancellation {
+            return inherited.passing(through: site)
+        }
+        return TraceNode(cause: .cancelled(PromiseSite()), site: site, isCancellation: true)
     }
 
     /// Hands the abandonment to ``PromiseDiagnostics`` (R8), before the observers learn of it.
@@ -564,6 +655,14 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 }
 
 extension StateActor {
+    /// This promise as the dependent whose cancellation made another lose interest (R16); `nil`
+    /// while traces are off. Out of line: it is read on cancellation paths only, which it must
+    /// not make too long to inline.
+    @usableFromInline
+    nonisolated var lostInterestCause: TraceCause? {
+        tracesAreOn ? .lostInterest(traceSite) : nil
+    }
+
     /// Reports this promise done to its parent, and on up while parents become done in turn.
     /// The first hop reads the parent in place: this promise holds it for as long as it lives,
     /// so no retain is needed (a fan-out reports every handler's child done to one root).
@@ -578,9 +677,11 @@ extension StateActor {
 }
 
 /// Cancels `node` and every descendant, with a work list instead of recursion.
+///
+/// - Parameter origin: Where the cancellation began, for its trace while traces are on (R16).
 @usableFromInline
-func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
-    forwardCancel(to: [node], reason: reason)
+func cancelTree(_ node: any PromiseNode, reason: (any Error)?, origin: TraceCause? = nil) {
+    forwardCancel(to: [node], reason: reason, origin: origin)
 }
 
 /// Cancels each of `nodes` and every descendant, with a work list instead of recursion.
@@ -596,41 +697,70 @@ func cancelTree(_ node: any PromiseNode, reason: (any Error)?) {
 /// any depth) are cancelled by the outermost walk on this thread once its branch is done, in
 /// the order they lost it (see ``loseInterest(_:)``): the stack does not grow with the chain.
 @usableFromInline
-func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?) {
+func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?, origin: TraceCause? = nil) {
     let thread = ThreadState.current
     let isOutermost = !thread.isWalkingCancels
     thread.isWalkingCancels = true
-    cancelBranch(nodes, reason: reason)
+    cancelBranch(nodes, reason: reason, origin: origin)
     guard isOutermost else { return }
     var next = 0
     while next < thread.cancelBacklog.count {
-        let node = thread.cancelBacklog[next] as! any PromiseNode
+        let entry = thread.cancelBacklog[next]
         next += 1
-        cancelBranch([node], reason: nil)
+        if let node = entry as? any PromiseNode {
+            cancelBranch([node], reason: nil, origin: nil)
+        } else {
+            let traced = entry as! LostInterest
+            cancelBranch([traced.node], reason: nil, origin: traced.cause)
+        }
     }
     thread.cancelBacklog.removeAll()
     thread.isWalkingCancels = false
 }
 
 /// The two phases of ``forwardCancel(to:reason:)`` for one set of nodes.
-private func cancelBranch(_ nodes: [any PromiseNode], reason: (any Error)?) {
-    var work = nodes
+private func cancelBranch(_ nodes: [any PromiseNode], reason: (any Error)?, origin: TraceCause?) {
+    var work: [any PromiseNode] = []
     var effects: [() -> Void] = []
-    while let next = work.popLast() { next.cancel(reason: reason, forwardingInto: &work, then: &effects) }
+    // The promises the walk starts from take `origin`; their descendants carry their parent's
+    // trace on (R16).
+    for node in nodes.reversed() {
+        node.cancel(reason: reason, origin: origin, forwardingInto: &work, then: &effects)
+        while let next = work.popLast() { next.cancel(reason: reason, origin: nil, forwardingInto: &work, then: &effects) }
+    }
     for carryOut in effects { carryOut() }
+}
+
+/// A promise a cancel walk must cancel next, with where its cancellation began (R16): queued
+/// on the walk's backlog instead of the bare promise while traces are on.
+private final class LostInterest {
+    let node: any PromiseNode
+    let cause: TraceCause
+
+    init(_ node: any PromiseNode, cause: TraceCause) {
+        self.node = node
+        self.cause = cause
+    }
 }
 
 /// Tells `node` that one of its dependents was cancelled; cancels it if that was its last
 /// interested dependent and it tracks interest (R7). Inside a cancel walk the cancel joins that
 /// walk's backlog (see ``forwardCancel(to:reason:)``).
+///
+/// - Parameter cause: Where the cancellation began, for its trace while traces are on (R16): the
+///   dependent that let go.
 @usableFromInline
-func loseInterest(_ node: any PromiseNode) {
+func loseInterest(_ node: any PromiseNode, cause: TraceCause?) {
     guard node.performTree(.dependentCancelled) == .cancelSelf else { return }
     let thread = ThreadState.current
     if thread.isWalkingCancels {
-        thread.cancelBacklog.append(node)
+        if let cause {
+            thread.cancelBacklog.append(LostInterest(node, cause: cause))
+        } else {
+            thread.cancelBacklog.append(node)
+        }
     } else {
-        cancelTree(node, reason: nil)
+        cancelTree(node, reason: nil, origin: cause)
     }
 }
 

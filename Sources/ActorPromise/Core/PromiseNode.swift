@@ -17,7 +17,17 @@ protocol PromiseNode: OutcomeObserver {
     /// Cancels this promise; children to forward to are appended to `work` when known now, and
     /// what remains to be done (notifying observers, …) to `effects`, to run once the whole
     /// subtree is cancelled.
-    func cancel(reason: (any Error)?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void])
+    ///
+    /// `origin` says where the cancellation began, for the promises a walk starts from, while
+    /// failure traces are on (R16); the others carry their parent's trace on.
+    func cancel(
+        reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void])
+    /// The path of this promise's failure, if it failed while traces were on (R16). A snapshot,
+    /// read under ``adoptionLock``.
+    var traceNode: TraceNode? { get }
+    /// Where this promise was made, and by which operation: known in debug builds, and in release
+    /// builds for promises made while traces were on.
+    var traceSite: PromiseSite { get }
     /// The promise this one follows (adoption), read with ``adoptionLock`` held.
     var adopteeUnderAdoptionLock: (any PromiseNode)? { get }
     /// Applies a tree operation now and returns what it leaves to do, or parks it for the thread

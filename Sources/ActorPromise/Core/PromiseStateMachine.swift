@@ -95,11 +95,13 @@ struct PromiseStateMachine<Value: Sendable> {
     ) -> PromiseEffects<Value> {
         var effects = switch consume op {
         case .settle(let outcome): settle(outcome, tree: &tree, hooks: &hooks)
-        case .abandon(let error): abandon(error, tree: &tree, hooks: &hooks)
+        case .reject(let error, let trace): reject(error, trace: trace, tree: &tree, hooks: &hooks)
+        case .abandon(let error, let trace): abandon(error, trace: trace, tree: &tree, hooks: &hooks)
         case .observe(let observer): register(observer, child: nil, dependent: true, tree: &tree)
         case .derive(let child): register(child, child: child, dependent: true, tree: &tree)
         case .addDependent: register(nil, child: nil, dependent: true, tree: &tree)
         case .cancel(let reason, let afterSource): cancel(reason: reason, afterSource: afterSource, tree: &tree, hooks: &hooks)
+        case .tracedCancel(let request): cancel(request, tree: &tree, hooks: &hooks)
         case .onCancel(let handler): onCancel(handler, hooks: &hooks)
         case .follow(let source, let follower): follow(source, follower: follower, tree: &tree, hooks: &hooks)
         case .adopteeSettled: settleFromAdoptee(tree: &tree, hooks: &hooks)
@@ -133,16 +135,27 @@ struct PromiseStateMachine<Value: Sendable> {
         return effects
     }
 
+    /// Rejects the promise with `error`, whose path is `trace` (R16); ignored if settled (R1).
+    @usableFromInline
+    mutating func reject<Hooks: HookStore>(
+        _ error: any Error, trace: TraceNode, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
+        let effects = settle(.failure(error), tree: &tree, hooks: &hooks)
+        if effects.settled { tree.recordTrace(trace) }
+        return effects
+    }
+
     /// The resolver was released (R8). A promise it settled, or made follow another promise, is
     /// not abandoned: those operations reach the gate before this one, even when they were parked.
     /// Otherwise nothing can settle the promise any more: it is rejected with `error`, and the
     /// effects ask for the abandonment report.
     @usableFromInline
     mutating func abandon<Hooks: HookStore>(
-        _ error: any Error, tree: inout TreeState, hooks: inout Hooks
+        _ error: any Error, trace: TraceNode?, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
         guard outcome == nil, tree.adoptee == nil else { return PromiseEffects() }
         var effects = settle(.failure(error), tree: &tree, hooks: &hooks)
+        if let trace { tree.recordTrace(trace) }
         effects.reportsAbandonment = true
         return effects
     }
@@ -217,7 +230,9 @@ struct PromiseStateMachine<Value: Sendable> {
         guard outcome == nil, let adoptee = tree.adoptee, let outcome = hooks.outcome(of: adoptee, as: Value.self) else {
             return PromiseEffects()
         }
-        return settle(outcome, tree: &tree, hooks: &hooks)
+        let effects = settle(outcome, tree: &tree, hooks: &hooks)
+        if tracesAreOn, tree.isRejected, let trace = hooks.traceFollowing(adoptee) { tree.recordTrace(trace) }
+        return effects
     }
 
     /// Ends a delivery if no observer was registered meanwhile; returns whether it did.
@@ -244,10 +259,13 @@ struct PromiseStateMachine<Value: Sendable> {
     /// reports that outcome, R1).
     @usableFromInline
     mutating func cancel<Hooks: HookStore>(
-        reason: (any Error)?, afterSource: Bool = false, tree: inout TreeState, hooks: inout Hooks
+        reason: (any Error)?, afterSource: Bool = false, trace: TraceNode? = nil, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
         let adoptee = tree.adoptee
         guard let children = tree.cancel() else { return PromiseEffects() }
+        // A promise that settled before keeps its failure's trace; one that was fulfilled records
+        // the cancellation's, which the children it forwards to carry on.
+        if let trace { tree.recordTrace(trace) }
         guard outcome == nil else {
             var effects = PromiseEffects<Value>()
             effects.cancellation = CancelEffects(children: children, reason: reason)
@@ -260,6 +278,15 @@ struct PromiseStateMachine<Value: Sendable> {
         effects.cancellation = CancelEffects(
             children: children, reason: reason, handler: handler, parentLostInterest: true, adopteeLostInterest: adoptee)
         return effects
+    }
+
+    /// ``cancel(reason:afterSource:trace:tree:hooks:)`` with a trace (R16). Out of line: traces
+    /// are on.
+    @usableFromInline
+    mutating func cancel<Hooks: HookStore>(
+        _ request: TracedCancel, tree: inout TreeState, hooks: inout Hooks
+    ) -> PromiseEffects<Value> {
+        cancel(reason: request.reason, afterSource: request.afterSource, trace: request.trace, tree: &tree, hooks: &hooks)
     }
 
     @usableFromInline
@@ -291,6 +318,14 @@ protocol HookStore {
     mutating func drop()
     /// The outcome of `adoptee`, the promise this one follows, if it has settled.
     func outcome<Value: Sendable>(of adoptee: any PromiseNode, as _: Value.Type) -> Outcome<Value>?
+    /// The failure trace of `adoptee` carried on through this promise, while traces are on (R16).
+    func traceFollowing(_ adoptee: any PromiseNode) -> TraceNode?
+}
+
+extension HookStore {
+    /// No trace: a store that is not a promise's knows no sites.
+    @usableFromInline
+    func traceFollowing(_ adoptee: any PromiseNode) -> TraceNode? { nil }
 }
 
 /// A cancellation handler, as stored in a ``HookStore`` (see ``ErasedClosure``).
@@ -301,14 +336,31 @@ protocol HookStore {
 
 // MARK: - Events: what can be done to the value half
 
+/// A cancel with its trace (see ``PromiseOp/tracedCancel(_:)``).
+@usableFromInline
+final class TracedCancel: Sendable {
+    let reason: (any Error)?
+    let afterSource: Bool
+    let trace: TraceNode
+
+    init(reason: (any Error)?, afterSource: Bool, trace: TraceNode) {
+        self.reason = reason
+        self.afterSource = afterSource
+        self.trace = trace
+    }
+}
+
 /// What can be done to the value half of a promise's state. Operations that arrive while another
 /// thread holds the state actor's gate are parked and applied by that thread.
 @usableFromInline
 enum PromiseOp<Value: Sendable>: Sendable {
     case settle(Outcome<Value>)
+    /// Settle with this error, whose path is the trace (R16): sent instead of `settle` while
+    /// failure traces are on.
+    case reject(any Error, trace: TraceNode)
     /// The resolver is gone (R8): reject with this error, unless the promise is settled or follows
-    /// another promise, and report it.
-    case abandon(any Error)
+    /// another promise, and report it. The trace is there while failure traces are on.
+    case abandon(any Error, trace: TraceNode? = nil)
     /// Register an observer that counts as a dependent (an awaiter, an adopting promise, …).
     case observe(any OutcomeObserver)
     /// Register a derived promise: it is an observer, a child and a dependent at once.
@@ -318,6 +370,9 @@ enum PromiseOp<Value: Sendable>: Sendable {
     /// Cancel (R5). `afterSource`: the promise this one derives from had settled before the
     /// cancel reached this one (see ``PromiseStatus/cancelledAfterSource``).
     case cancel(reason: (any Error)?, afterSource: Bool = false)
+    /// `cancel`, with where the cancellation began and the promises it came through, while
+    /// failure traces are on (R16). In a box: the operation stays as small as it was.
+    case tracedCancel(TracedCancel)
     case onCancel(@Sendable () -> Void)
     /// Follow `source` (adoption); `follower` is the identity of the promise that follows.
     case follow(PromiseCore<Value>, follower: ObjectIdentifier)
@@ -521,6 +576,13 @@ struct TreeState {
     /// A tree state with no children and these flags (see ``flags(isSettled:tracksInterest:observesCancellation:runsInline:)``).
     @inlinable init(flags: UInt8) { self.flags = FlagByte(flags) }
 
+    /// A tree state with these flags and a side object made already (see
+    /// ``RareTreeState/keeping(site:)``).
+    @inlinable init(flags: UInt8, rare: RareTreeState?) {
+        self.flags = FlagByte(flags)
+        self.rare = rare
+    }
+
     /// The flags of a new promise.
     @inlinable
     static func flags(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool, runsInline: Bool) -> UInt8 {
@@ -575,6 +637,16 @@ struct TreeState {
         let box = RareTreeState()
         rare = box
         return box
+    }
+
+    /// Records `trace` as the path of this promise's failure (R16), unless it has one. The caller
+    /// holds the gate.
+    @usableFromInline
+    mutating func recordTrace(_ trace: TraceNode) {
+        adoptionLock.withLockUnscheduled {
+            let rare = rareHoldingLock()
+            if rare.trace == nil { rare.trace = trace }
+        }
     }
 
     /// Sets the adoptee. The caller holds ``adoptionLock``.
@@ -743,7 +815,7 @@ struct TreeState {
 /// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
 /// published to its `TreeState` under that lock.
 @usableFromInline
-final class RareTreeState {
+final class RareTreeState: @unchecked Sendable {
     // The gate and the lock already make every access exclusive (see above), so the runtime's
     // exclusivity check, which a fan-out would pay per handler, is off.
     @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
@@ -755,8 +827,24 @@ final class RareTreeState {
     @usableFromInline @exclusivity(unchecked) var early: [EarlyReport] = []
     /// How many dependents were cancelled (R7). Touched only with the gate held.
     @usableFromInline @exclusivity(unchecked) var cancelledDependents: UInt32 = 0
+    /// The path of the promise's failure (R16). Written once, with the gate and ``adoptionLock``
+    /// held; read under that lock.
+    @usableFromInline @exclusivity(unchecked) var trace: TraceNode?
+    /// Where the promise was made, in release builds while traces are on (debug builds keep the
+    /// site in the promise itself). Written before the promise is shared; never changed.
+    @usableFromInline @exclusivity(unchecked) var site: PromiseSite?
 
     @usableFromInline init() {}
+
+    /// A side object that keeps `site` for failure traces (R16): what a promise made in a release
+    /// build while traces are on starts with. Out of line, and not a method of the promise, so
+    /// that the promise's initializer hands its new object to no call.
+    @usableFromInline
+    static func keeping(site: PromiseSite) -> RareTreeState {
+        let rare = RareTreeState()
+        rare.site = site
+        return rare
+    }
 
     /// Adds a child beyond the first.
     @usableFromInline
@@ -779,6 +867,45 @@ final class RareTreeState {
         if moreChildren!.count == 0 { moreChildren = nil }
         return found
     }
+}
+
+/// A side object on its way from an operator's capture to the promise the operator makes
+/// (release builds with failure traces on, R16: it keeps the site), counted once on the way: the
+/// capture retains it for the promise, whose initializer takes that reference over. A value of no
+/// reference-counted type, so that the common case — nothing on its way — costs no retain or
+/// release of an empty reference at every link.
+@usableFromInline
+struct RareHandoff: Sendable {
+    // Safety: made only by `of(_:)`, which retains the object once; `take()` is called once, by
+    // the initializer the handoff is passed to, which takes that reference over.
+    @usableFromInline let object: Unmanaged<RareTreeState>?
+
+    @inlinable init(object: Unmanaged<RareTreeState>?) { self.object = object }
+
+    /// Nothing on its way.
+    @inlinable static var none: RareHandoff { RareHandoff(object: nil) }
+
+    /// The side object `captured` brought, if any.
+    @inlinable
+    static func of(_ captured: CapturedTaskLocals?) -> RareHandoff {
+        guard let rare = captured?.rareForTraces else { return .none }
+        return RareHandoff(object: .passRetained(rare))
+    }
+
+    /// A side object keeping `site`, while failure traces are on in a release build (R16): for
+    /// the promises no operator's capture brings one to (a resolver's, a combinator's).
+    @inlinable
+    static func keeping(_ site: PromiseSite) -> RareHandoff {
+        #if DEBUG
+        return .none
+        #else
+        guard tracesAreOn else { return .none }
+        return RareHandoff(object: .passRetained(RareTreeState.keeping(site: site)))
+        #endif
+    }
+
+    /// The side object, with the reference the handoff held.
+    @inlinable func take() -> RareTreeState? { object?.takeRetainedValue() }
 }
 
 /// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of

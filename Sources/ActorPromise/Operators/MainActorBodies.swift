@@ -29,7 +29,7 @@ extension Promise {
     ) -> Promise<Value> {
         lazy(tracksInterest: tracksInterest, fileID: fileID, line: line) { resolver in
             context.submitIsolated {
-                do { try body(resolver) } catch { resolver.reject(error) }
+                do { try body(resolver) } catch { resolver.reject(error, cause: .bodyThrew) }
             }
         }
     }

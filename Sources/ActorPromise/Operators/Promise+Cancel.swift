@@ -17,9 +17,23 @@ extension Promise {
     /// (`then`, `map`, `flatMap`) that have not started are skipped, as for any rejection. The
     /// whole branch is cancelled before any of those handlers runs.
     ///
+    /// The trace of the cancellation (``PromiseTrace``) begins at the call site.
+    ///
+    /// - Parameters:
+    ///   - reason: An error saying why, available as ``PromiseError/reason``.
+    ///   - fileID: Where the cancellation is asked for, for its trace (filled in for you).
+    ///   - line: The line of that site (filled in for you).
+    public func cancel(reason: (any Error)? = nil, fileID: StaticString = #fileID, line: UInt = #line) {
+        core.cancel(reason: reason, origin: tracesAreOn ? .cancelled(PromiseSite(fileID: fileID, line: line, operation: .cancel)) : nil)
+    }
+
+    /// Cancels this promise and every promise derived from it: ``cancel(reason:fileID:line:)``,
+    /// kept for code that passes `cancel` as a function.
+    ///
     /// - Parameter reason: An error saying why, available as ``PromiseError/reason``.
+    @_disfavoredOverload
     public func cancel(reason: (any Error)? = nil) {
-        core.cancel(reason: reason)
+        cancel(reason: reason, fileID: #fileID, line: #line)
     }
 
     /// The promise this one was derived from, or `nil` for a root promise.

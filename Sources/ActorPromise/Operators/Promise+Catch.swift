@@ -21,9 +21,12 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Void
     ) -> Promise<Void> {
-        derive(
-            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
-            link: .catch(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, in: Value.self, body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .`catch`)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            observesCancellation: true, site: site, rare: rare,
+            link: .catch(context: context, taskLocals: captured, policy: policy, in: Value.self, body: body))
     }
 
     /// Replaces a rejection with a value.
@@ -48,9 +51,12 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(
-            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
-            link: .recover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .recover)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            observesCancellation: true, site: site, rare: rare,
+            link: .recover(context: context, taskLocals: captured, policy: policy, body: body))
     }
 
     /// Replaces a rejection with the outcome of another promise.
@@ -73,9 +79,12 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(
-            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
-            link: .flatRecover(context: context, taskLocals: PromiseTaskLocals.capture(), policy: policy, body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .recover)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            observesCancellation: true, site: site, rare: rare,
+            link: .flatRecover(context: context, taskLocals: captured, policy: policy, body: body))
     }
 }
 

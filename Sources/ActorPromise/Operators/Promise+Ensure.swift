@@ -16,9 +16,12 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(
-            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
-            link: .ensure(context: context, taskLocals: PromiseTaskLocals.capture(), in: Value.self, body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .ensure)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            observesCancellation: true, site: site, rare: rare,
+            link: .ensure(context: context, taskLocals: captured, in: Value.self, body: body))
     }
 
     /// Runs asynchronous clean-up whichever way this promise settles, and waits for it before the
@@ -41,7 +44,7 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable () throws -> Promise<Void>
     ) -> Promise<Value> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line, operation: .ensureThen)) { outcome in
             do {
                 return .follow(try body().then(on: .inline) { _ in try outcome.get() }.core)
             } catch {

@@ -40,7 +40,7 @@ extension Promise {
                 do {
                     resolver.fulfill(try await Self.call(body, isolatedTo: actor, with: value))
                 } catch {
-                    resolver.reject(error)
+                    resolver.reject(error, cause: .threw)
                 }
             }
             resolver.onCancel { task.cancel() }

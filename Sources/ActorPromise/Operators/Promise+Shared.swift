@@ -26,6 +26,6 @@ extension Promise {
     ///   - line: The line of that site (filled in for you).
     /// - Returns: A child of this promise that settles as it does (on the settling thread).
     public func shared(fileID: StaticString = #fileID, line: UInt = #line) -> Promise<Value> {
-        derive(on: .inline, tracksInterest: false, site: PromiseSite(fileID: fileID, line: line)) { .settle($0) }
+        derive(on: .inline, tracksInterest: false, site: PromiseSite(fileID: fileID, line: line, operation: .shared)) { .settle($0) }
     }
 }

@@ -17,8 +17,11 @@ extension Promise {
         line: UInt = #line,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
     ) -> Promise<Value> {
-        derive(
-            observesCancellation: true, site: PromiseSite(fileID: fileID, line: line),
-            link: .tap(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .tap)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            observesCancellation: true, site: site, rare: rare,
+            link: .tap(context: context, taskLocals: captured, body: body))
     }
 }

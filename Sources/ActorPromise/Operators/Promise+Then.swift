@@ -74,9 +74,12 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(
-            site: PromiseSite(fileID: fileID, line: line),
-            link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .then)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            site: site, rare: rare,
+            link: .then(context: context, taskLocals: captured, body: body))
     }
 
     /// Runs a handler for its effect; the same as the value-returning `then` with a `Void` result.
@@ -91,16 +94,19 @@ extension Promise {
     ///   - line: The line of that site (filled in for you).
     ///   - body: Runs with the value.
     /// - Returns: A new promise, a child of this one.
-    @inlinable @discardableResult @_disfavoredOverload
+    @inlinable @inline(__always) @discardableResult @_disfavoredOverload
     public func then(
         on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(
-            site: PromiseSite(fileID: fileID, line: line),
-            link: .voidThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .then)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            site: site, rare: rare,
+            link: .voidThen(context: context, taskLocals: captured, body: body))
     }
 
     /// Derives a promise that follows the promise `body` returns (Promises/A+ §2.3).
@@ -126,9 +132,12 @@ extension Promise {
         line: UInt = #line,
         _ body: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(
-            site: PromiseSite(fileID: fileID, line: line),
-            link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: body))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .then)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            site: site, rare: rare,
+            link: .flatThen(context: context, taskLocals: captured, body: body))
     }
 
     /// Derives a promise with one handler for each outcome.
@@ -152,7 +161,7 @@ extension Promise {
         onFulfilled: @escaping @Sendable (Value) throws -> U,
         onRejected: @escaping @Sendable (any Error) throws -> U
     ) -> Promise<U> {
-        derive(on: context, site: PromiseSite(fileID: fileID, line: line)) { outcome in
+        derive(on: context, site: PromiseSite(fileID: fileID, line: line, operation: .then)) { outcome in
             do {
                 switch outcome {
                 case .success(let value): return .settle(.success(try onFulfilled(value)))
@@ -179,9 +188,12 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> U
     ) -> Promise<U> {
-        derive(
-            site: PromiseSite(fileID: fileID, line: line),
-            link: .then(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .map)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            site: site, rare: rare,
+            link: .then(context: context, taskLocals: captured, body: transform))
     }
 
     /// Maps the value to a promise and follows it; the same as the promise-returning `then`.
@@ -199,8 +211,11 @@ extension Promise {
         line: UInt = #line,
         _ transform: consuming @escaping @Sendable (Value) throws -> Promise<U>
     ) -> Promise<U> {
-        derive(
-            site: PromiseSite(fileID: fileID, line: line),
-            link: .flatThen(context: context, taskLocals: PromiseTaskLocals.capture(), body: transform))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .flatMap)
+        let captured = PromiseTaskLocals.capture(for: site)
+        let rare = RareHandoff.of(captured)
+        return derive(
+            site: site, rare: rare,
+            link: .flatThen(context: context, taskLocals: captured, body: transform))
     }
 }

@@ -19,15 +19,17 @@ extension Promise {
         after delay: Duration, scheduler: any PromiseScheduler = .system, fileID: StaticString = #fileID, line: UInt = #line
     ) -> Promise<Value> {
         let branch = self.branch()
-        let (result, resolver) = Promise<Value>.pending(fileID: fileID, line: line)
+        let site = PromiseSite(fileID: fileID, line: line, operation: .timeout)
+        let core = PromiseCore<Value>(PromiseStateMachine(), site: site, rare: .keeping(site))
+        let (result, resolver) = (Promise(core: core), Resolver(core: core))
         let timer = scheduler.schedule(after: delay) {
             guard branch.isPending else { return }
-            resolver.reject(PromiseError(.timedOut))
+            resolver.reject(PromiseError(.timedOut), cause: .timedOut)
             branch.cancel(reason: PromiseError(.timedOut))
         }
         branch.observe { outcome in
             timer.cancel()
-            resolver.resolve(outcome)
+            resolver.resolve(outcome, passingOn: branch.core, as: core.traceSite)
         }
         resolver.onCancel {
             timer.cancel()

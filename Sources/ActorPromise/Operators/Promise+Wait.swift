@@ -66,7 +66,7 @@ extension Promise {
         }
         guard let outcome = waiter.take(timeout: onMain ? 0 : limit) else {
             // The waiter gives up: it no longer wants the value (B7).
-            loseInterest(core)
+            loseInterest(core, cause: tracesAreOn ? .lostInterest(PromiseSite(fileID: "", line: 0, operation: .waitTimeout)) : nil)
             throw PromiseError(.timedOut)
         }
         return try outcome.get()

@@ -44,7 +44,7 @@ public struct Retryable<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     /// - Returns: A new promise per call. Cancelling it stops this run (see above).
     public func run(fileID: StaticString = #fileID, line: UInt = #line) -> Promise<Value> {
-        body(1, PromiseSite(fileID: fileID, line: line))
+        body(1, PromiseSite(fileID: fileID, line: line, operation: .retry))
     }
 
     /// Retries a failed run up to `attempts` attempts in total, waiting `delay` between them.
@@ -62,7 +62,7 @@ public struct Retryable<Value: Sendable>: Sendable {
         if shouldRetry: @escaping @Sendable (any Error) -> Bool = { !$0.isCancellation }
     ) -> Retryable {
         let attempts = max(1, attempts)
-        return retry(scheduler: scheduler) { attempt, error in
+        return retry(scheduler: scheduler, attempts: attempts) { attempt, error in
             guard attempt < attempts, shouldRetry(error) else { return .stop }
             let wait = delay.duration(afterAttempt: attempt)
             return wait <= .zero ? .retry : .retryAfter(wait)
@@ -78,9 +78,20 @@ public struct Retryable<Value: Sendable>: Sendable {
         scheduler: any PromiseScheduler = .system,
         decide: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision
     ) -> Retryable {
+        retry(scheduler: scheduler, attempts: nil, decide: decide)
+    }
+
+    /// ``retry(scheduler:decide:)``, knowing the most attempts when there is such a number, for
+    /// failure traces (`retry attempt 3 of 3`, R16).
+    private func retry(
+        scheduler: any PromiseScheduler, attempts: Int?,
+        decide: @escaping @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision
+    ) -> Retryable {
         let body = body
         return Retryable(site: { _, site in
-            RetryDriver(body: { attempt in body(attempt, site) }, site: site, scheduler: scheduler, decide: decide).start()
+            RetryDriver(
+                body: { attempt in body(attempt, site) }, site: site, attempts: attempts, scheduler: scheduler, decide: decide
+            ).start()
         })
     }
 
@@ -135,6 +146,9 @@ final class RetryDriver<Value: Sendable>: Sendable {
     private let promise: Promise<Value>
     private let resolver: Resolver<Value>
     private let state = LockedState(Progress())
+    /// The most attempts, when known, and where the run was asked for: for failure traces.
+    private let attempts: Int?
+    private let site: PromiseSite
 
     /// Where the run is: the attempt running or the timer waiting for the next one.
     private struct Progress: Sendable {
@@ -144,13 +158,15 @@ final class RetryDriver<Value: Sendable>: Sendable {
         var attempt = 0
     }
 
-    init(body: @escaping @Sendable (Int) -> Promise<Value>, site: PromiseSite, scheduler: any PromiseScheduler,
+    init(body: @escaping @Sendable (Int) -> Promise<Value>, site: PromiseSite, attempts: Int?, scheduler: any PromiseScheduler,
          decide: @escaping @Sendable (Int, any Error) -> RetryDecision) {
+        self.attempts = attempts
+        self.site = site
         // Every attempt runs with the task-local values bound where the run started (R15).
         self.body = PromiseTaskLocals.carrying(body)
         self.scheduler = scheduler
         self.decide = decide
-        let core = PromiseCore<Value>(PromiseStateMachine(), site: site)
+        let core = PromiseCore<Value>(PromiseStateMachine(), site: site, rare: .keeping(site))
         (promise, resolver) = (Promise(core: core), Resolver(core: core))
     }
 
@@ -185,16 +201,17 @@ final class RetryDriver<Value: Sendable>: Sendable {
             case .success(let value):
                 resolver.fulfill(value)
             case .failure(let error):
-                handle(error, after: number)
+                handle(error, after: number, of: attemptPromise)
             }
         }
     }
 
-    private func handle(_ error: any Error, after number: Int) {
+    private func handle(_ error: any Error, after number: Int, of attempt: Promise<Value>) {
         if state.withLock({ $0.stopped }) { return }
         switch decide(number, error) {
         case .stop:
-            resolver.reject(error)
+            resolver.resolve(.failure(error), passingOn: attempt.core, as: PromiseSite(
+                fileID: site.file, line: UInt(site.line), operation: .retryAttempt, index: number, count: attempts ?? 0))
         case .retry:
             next()
         case .retryAfter(let wait):

@@ -63,7 +63,29 @@ public enum PromiseTaskLocals {
     /// key is registered, which costs one atomic load.
     @inlinable
     static func capture() -> CapturedTaskLocals? {
-        publishedTaskLocalKeys.withObject { capture($0) }
+        publishedTaskLocalKeys.withObject { $0.hasKeys ? capture($0) : nil } ?? nil
+    }
+
+    /// What a promise made at `site` by an operator carries from its registration: the values of
+    /// the registered keys, and, in a release build with failure traces on, its site (R16) — all
+    /// behind the one atomic load that finds nothing to carry.
+    @inlinable
+    static func capture(for site: PromiseSite) -> CapturedTaskLocals? {
+        // The site is used past the load only: the common path does not build it.
+        if publishedTaskLocalKeys.isEmpty { return nil }
+        return captureFromList(for: site)
+    }
+
+    /// ``capture(for:)`` once the load found a list: a capture of its own for a promise whose
+    /// site is kept for traces, else the shared capture of the values, if any key is registered.
+    @usableFromInline
+    static func captureFromList(for site: PromiseSite) -> CapturedTaskLocals? {
+        guard let keys = current else { return nil }
+        if keys.keepsSites {
+            return CapturedTaskLocals(
+                keys: ObjectIdentifier(keys), values: keys.keys.map { $0.capture() }, keepingForTraces: site)
+        }
+        return keys.keys.isEmpty ? nil : capture(keys)
     }
 
     /// The values of `keys` here: the capture this thread made last if every key still holds the
@@ -91,7 +113,23 @@ public enum PromiseTaskLocals {
         defer { writer.unlock() }
         let keys = current?.keys ?? []
         guard !keys.contains(where: { $0.id == key.id }) else { return }
-        publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: keys + [key]))
+        publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: keys + [key], keepsSites: current?.keepsSites ?? false))
+    }
+
+    /// Makes operators keep the sites of the promises they make, for failure traces in release
+    /// builds (R16), or stop. Publishes a list, which stays allocated: the switch is for a staging
+    /// build or a debugging session, not for flipping in a loop.
+    static func keepSites(_ keep: Bool) {
+        writer.lock()
+        defer { writer.unlock() }
+        guard keep != (current?.keepsSites ?? false) else { return }
+        publishedTaskLocalKeys.publish(TaskLocalKeyList(keys: current?.keys ?? [], keepsSites: keep))
+        // Bodies' promises too (`Promise { resolver in … }`, which operators do not make).
+        if keep {
+            creationWatchers.wrappingAdd(1, ordering: .relaxed)
+        } else {
+            creationWatchers.wrappingSubtract(1, ordering: .relaxed)
+        }
     }
 
     private static var current: TaskLocalKeyList? {
@@ -100,18 +138,26 @@ public enum PromiseTaskLocals {
 }
 
 /// The registered keys, published for readers that take no lock: registration is rare (once per
-/// key), reading happens at every handler registration. Empty until a key is registered. Every
-/// list published stays allocated (see ``ImmortalCell``): a list is replaced only when a new key is
-/// registered, so the lists kept number the distinct keys (a handful in a process).
+/// key), reading happens at every handler registration. Empty until a key is registered or sites
+/// are kept for traces. Every list published stays allocated (see ``ImmortalCell``): a list is
+/// replaced only when a new key is registered or the trace switch of a release build is flipped,
+/// so the lists kept number a handful in a process.
 @usableFromInline
 let publishedTaskLocalKeys = ImmortalCell<TaskLocalKeyList>()
 
-/// One published list of keys; immutable.
+/// One published list of keys, and whether operators keep their promises' sites for failure
+/// traces (release builds with traces on, R16); immutable.
 @usableFromInline
 final class TaskLocalKeyList: Sendable {
     let keys: [any TaskLocalKey]
+    let keepsSites: Bool
+    /// Whether any key is registered.
+    @usableFromInline var hasKeys: Bool { !keys.isEmpty }
 
-    init(keys: [any TaskLocalKey]) { self.keys = keys }
+    init(keys: [any TaskLocalKey], keepsSites: Bool) {
+        self.keys = keys
+        self.keepsSites = keepsSites
+    }
 }
 
 /// A registered key, its value type erased.

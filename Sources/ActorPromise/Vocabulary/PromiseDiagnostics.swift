@@ -83,7 +83,13 @@ public struct UnhandledRejection: Sendable, CustomStringConvertible {
     public let error: any Error
     /// Where the promise was made, `File.swift:42` (recorded in debug builds).
     public let site: String
+    /// The rejection's path, from where it entered the chain to this promise, if traces were on
+    /// (see ``PromiseTrace``).
+    public let trace: PromiseTrace?
 
-    /// "unhandled rejection of the promise made at File.swift:42: error".
-    public var description: String { "unhandled rejection of the promise made at \(site): \(error)" }
+    /// "unhandled rejection of the promise made at File.swift:42: error", then the trace, if any.
+    public var description: String {
+        let head = "unhandled rejection of the promise made at \(site): \(error)"
+        return trace.map { "\(head)\n\($0)" } ?? head
+    }
 }

@@ -123,6 +123,16 @@ package final class ConditionLock: @unchecked Sendable {
         schedulingPointAfterUnlock(self)
     }
 
+    /// Runs `body` with the lock held, without the interleaving checker's scheduling points
+    /// around it: for short sections that decide nothing the checker's scenarios check (the
+    /// failure-trace fields of a promise), whose points would only multiply its schedules. `body`
+    /// must reach no scheduling point itself.
+    package func withLockUnscheduled<Result>(_ body: () -> Result) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
     /// Waits for a ``broadcast()``; the lock must be held and is held again on return.
     package func wait() { pthread_cond_wait(condition, mutex) }
 
@@ -196,6 +206,13 @@ package struct ImmortalCell<Object: AnyObject & Sendable>: ~Copyable, Sendable {
 
     /// An empty cell.
     @inlinable package init() {}
+
+    /// Whether nothing was published yet: one atomic load.
+    @inlinable
+    package var isEmpty: Bool {
+        schedulingPoint("ImmortalCell.load")
+        return slot.load(ordering: .acquiring) == nil
+    }
 
     /// Calls `body` with the object published last, without retaining it; `nil` if none was.
     /// One atomic load when the cell is empty.

@@ -18,19 +18,21 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
     var workStarted: UInt64 { get }
 }
 
-/// How many test runtimes exist. Code that asks for one on a path users take outside tests too
-/// (`Promise { resolver in … }`) reads this first, and so pays one relaxed load, not a
-/// thread-local look-up, when no runtime exists.
+/// How many parties want to see the promises that bodies make (`Promise { resolver in … }`):
+/// the live test runtimes, and, in a release build, the failure-trace switch while it is on (the
+/// promise module's, which then keeps each such promise's site). That path, which users take
+/// outside tests too, reads this first, and so pays one relaxed load, not a thread-local look-up
+/// or a second load, when nobody watches.
 @usableFromInline
-package let liveTestRuntimes = Atomic<Int>(0)
+package let creationWatchers = Atomic<Int>(0)
 
-/// Whether any test runtime exists: one load, inlined where it is asked.
+/// Whether anybody watches promises being made: one load, inlined where it is asked.
 @inlinable @inline(__always)
-package var testRuntimesExist: Bool { liveTestRuntimes.load(ordering: .relaxed) > 0 }
+package var creationIsWatched: Bool { creationWatchers.load(ordering: .relaxed) > 0 }
 
 /// The test runtime driving the calling code, if one does and it tracks outside work.
 package func currentOutsideWorkTracker() -> (any OutsideWorkTracker)? {
-    guard testRuntimesExist else { return nil }
+    guard creationIsWatched else { return nil }
     return ThreadState.withCurrent { $0.activeInterceptor } as? any OutsideWorkTracker
 }
 

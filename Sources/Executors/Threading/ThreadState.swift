@@ -7,7 +7,8 @@
 /// - a graveyard that releases long parent chains iteratively instead of recursively;
 /// - the backlog of the cancel walk running on this thread, which keeps cancels that travel
 ///   through chains of adoptions flat;
-/// - the test runtime driving this thread, if any, which takes the jobs the thread submits.
+/// - the test runtime driving this thread, if any, which takes the jobs the thread submits;
+/// - the failure a handler running here was handed, while failure traces are on.
 ///
 /// It is only ever touched by its own thread, so it needs no lock and no dynamic exclusivity
 /// checks (each access is short and never overlaps another); it is not `Sendable`.
@@ -36,6 +37,9 @@ package final class ThreadState {
     /// The test runtime that takes the jobs and timers this thread submits, while it drives a
     /// test here (see ``JobInterceptor``).
     @exclusivity(unchecked) package var interceptor: (any JobInterceptor)?
+    /// The failure the handler running on this thread was handed, with its trace, while failure
+    /// traces are on: the promise module's object, opaque here.
+    @exclusivity(unchecked) package var handledFailure: AnyObject?
     /// The task-local values this thread captured last for a handler (R15), kept weakly so that
     /// registrations that follow with the same values share them: the promise module's object, of
     /// its one capture type, opaque here. The weak field is read and written by accessors compiled
