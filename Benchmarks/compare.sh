@@ -31,6 +31,9 @@ read -r ap_w2_i ap_w2_m < <(per_unit actorpromise w2 1000)
 read -r ap_w2c_i ap_w2c_m < <(per_unit actorpromise w2c 1000)
 read -r tl_w1_i tl_w1_m < <(per_unit actorpromise-tasklocal w1 100)
 read -r tl_w2_i tl_w2_m < <(per_unit actorpromise-tasklocal w2 1000)
+read -r tr_w1_i tr_w1_m < <(per_unit actorpromise-traced w1 100)
+read -r f_w1_i f_w1_m < <(per_unit actorpromise w1f 100)
+read -r trf_w1_i trf_w1_m < <(per_unit actorpromise-traced w1f 100)
 read -r nio_w2_i nio_w2_m < <(per_unit nio w2 1000)
 SMALL_SAVED=$SMALL; LARGE_SAVED=$LARGE; SMALL=$((SMALL * 100)); LARGE=$((LARGE * 100))
 read -r ap_w5_i ap_w5_m < <(per_unit actorpromise w5 1)
@@ -98,6 +101,10 @@ row "W1 instr/link, 1 task-local key (R15) vs none" "$tl_w1_i" "$ap_w1_i" "$(rat
 row "W1 allocations/link, 1 task-local key vs none" "$tl_w1_m" "$ap_w1_m" "$(ratio "$tl_w1_m" "$ap_w1_m")" "(info)" ""
 row "W2 instr/handler, 1 task-local key vs none" "$tl_w2_i" "$ap_w2_i" "$(ratio "$tl_w2_i" "$ap_w2_i")" "(info)" ""
 row "W2 allocations/handler, 1 task-local key vs none" "$tl_w2_m" "$ap_w2_m" "$(ratio "$tl_w2_m" "$ap_w2_m")" "(info)" ""
+row "W1 instr/link, failure traces on (R16) vs off" "$tr_w1_i" "$ap_w1_i" "$(ratio "$tr_w1_i" "$ap_w1_i")" "(info)" ""
+row "W1 allocations/link, traces on vs off" "$tr_w1_m" "$ap_w1_m" "$(ratio "$tr_w1_m" "$ap_w1_m")" "(info)" ""
+row "W1 rejected: instr/link, traces on vs off" "$trf_w1_i" "$f_w1_i" "$(ratio "$trf_w1_i" "$f_w1_i")" "(info)" ""
+row "W1 rejected: allocations/link, traces on vs off" "$trf_w1_m" "$f_w1_m" "$(ratio "$trf_w1_m" "$f_w1_m")" "(info)" ""
 row "W5 await of a settled promise vs unsafe cont." "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=2.0x" "$(verdict "$ap_w5_i/$cont_w5_i" 2.0)"
 row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
 row "W5x instr/await, other thread (bar 6,500)" "$ap_w5x_i" "6500" "$(ratio "$ap_w5x_i" 6500)" "<=6500" "$(verdict "$ap_w5x_i" 6500)"

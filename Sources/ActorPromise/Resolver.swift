@@ -106,14 +106,14 @@ public final class Resolver<Value: Sendable>: Sendable {
         resolve(result, fileID: #fileID, line: #line)
     }
 
-    /// Settles the promise with `result`, carrying `source`'s failure trace on as `site` names it
-    /// (R16): for combinators that hand an input's rejection to their result.
+    /// Settles the promise with `result`; a failure carries `trace` on, as `site` names it (R16):
+    /// for combinators that hand an input's rejection to their result. Called while traces are on.
     @usableFromInline
-    func resolve(_ result: Outcome<Value>, passingOn source: any PromiseNode, as site: @autoclosure () -> PromiseSite) {
+    func resolve(_ result: Outcome<Value>, carryingOn trace: TraceNode?, as site: PromiseSite) {
         #if DEBUG
         noteSettlementForTestRuntime()
         #endif
-        core.settle(result, passingOn: source, as: site())
+        core.settle(result, carryingOn: trace, as: site)
     }
 
     /// Rejects the promise with an error its work's body threw (R16: the trace says so).

@@ -21,6 +21,8 @@
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 //             | actorpromise-tasklocal (w1, w2 with one task-local key propagated and bound: R15's cost)
+//             | actorpromise-traced (w1, and w1f: a rejection through a 100-link chain, with failure
+//             traces switched on: R16's cost in a release build; w1f with actorpromise: traces off)
 import ActorPromise
 import Foundation
 
@@ -56,6 +58,9 @@ case ("w1o", "actorpromise"): ActorPromiseWorkloads.chain(
 case ("w2", "actorpromise"): ActorPromiseWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w1", "actorpromise-tasklocal"): TaskLocalWorkloads.chain(iterations: iterations)
 case ("w2", "actorpromise-tasklocal"): TaskLocalWorkloads.fanOut(iterations: iterations)
+case ("w1", "actorpromise-traced"): TracedWorkloads.chain(iterations: iterations)
+case ("w1f", "actorpromise"): TracedWorkloads.failedChain(iterations: iterations, traced: false)
+case ("w1f", "actorpromise-traced"): TracedWorkloads.failedChain(iterations: iterations, traced: true)
 case ("w2", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w2c", "actorpromise"): ActorPromiseWorkloads.callbackFanOut(iterations: iterations, handlers: 1_000)
 case ("w2c", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)

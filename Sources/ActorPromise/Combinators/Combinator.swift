@@ -92,13 +92,22 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
         if case .failure = decision {
             progress?.stop()
             if tracesAreOn {
-                resolver.resolve(decision, passingOn: inputs[index].core, as: inputSite(index))
+                resolver.resolve(decision, carryingOn: traceCarried(from: index, outcome, to: decision), as: inputSite(index))
                 stopWaiting(decided: true)
                 return
             }
         }
         resolver.resolve(decision)
         stopWaiting(decided: true)
+    }
+
+    /// The trace of input `index`'s rejection, when the result is rejected with that very error
+    /// (`all`, `zip`, `race`); `nil` for a new error (`any`'s aggregate).
+    @usableFromInline
+    func traceCarried(from index: Int, _ outcome: Outcome<Input>, to decision: Outcome<Output>) -> TraceNode? {
+        guard case .failure(let input) = outcome, case .failure(let result) = decision,
+              ErrorIdentity(input) == ErrorIdentity(result) else { return nil }
+        return inputs[index].core.traceNode
     }
 
     /// Input `index` as a failure trace names it: `zip input 2 of 3`, at the combinator's site.

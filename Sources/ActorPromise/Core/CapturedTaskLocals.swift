@@ -34,7 +34,6 @@ final class CapturedTaskLocals: Sendable {
     func bind<R>(_ body: () throws -> R) rethrows -> R {
         // One key is the common case (a trace or request identifier): bound without the recursion.
         if values.count == 1 { return try values[0].bind(body) }
-        if values.isEmpty { return try body() }
         return try bind(from: values.startIndex, body)
     }
 
@@ -75,3 +74,4 @@ final class CapturedValue<Value: Sendable>: CapturedTaskLocal {
         return haveSameBits(&now, &captured)
     }
 }
+

@@ -351,7 +351,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             do { settle(.success(try body(value))) } catch { settle(.failure(error), cause: .threw) }
         case .failure(let error):
             // Passed on: the parent's trace goes on through this promise (R16).
-            if tracesAreOn { return withSource(In.self) { settle(.failure(error), passingOn: $0, as: traceSite) } }
+            if tracesAreOn { return settle(.failure(error), carryingOn: withSource(In.self) { $0.traceNode }, as: traceSite) }
             settle(.failure(error))
         }
     }

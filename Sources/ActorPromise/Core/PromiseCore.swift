@@ -477,29 +477,27 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     }
 
     /// Rejects the promise with `error` and its trace (R16). Out of line: traces are on.
-    @usableFromInline
+    /// (Specialized where it is called, but not inlined there: the traced path stays apart from
+    /// the common one.)
+    @inlinable @inline(never)
     nonisolated func reject(_ error: any Error, cause: TraceCause) {
         send(.reject(error, trace: trace(of: error, cause: cause)))
     }
 
-    /// Settles the promise with `outcome`; a failure that is `source`'s own carries `source`'s
-    /// trace on through this promise, named by `site` (R16) — for a combinator that hands an
-    /// input's rejection to its result (`zip input 2 of 3`, `retry attempt 3`).
-    @usableFromInline
-    nonisolated func settle(_ outcome: Outcome<Value>, passingOn source: any PromiseNode, as site: @autoclosure () -> PromiseSite) {
-        guard tracesAreOn, case .failure(let error) = outcome else { return send(.settle(outcome)) }
-        let trace: TraceNode
-        if case .failure(let sourceError)? = source.anyOutcome, ErrorIdentity(sourceError) == ErrorIdentity(error),
-           let sourceTrace = source.traceNode {
-            trace = sourceTrace.passing(through: site())
-        } else {
-            trace = self.trace(of: error, cause: .settled)
-        }
-        send(.reject(error, trace: trace))
+    /// Settles the promise with `outcome`; a failure carries `trace` — the trace of the promise
+    /// it came from — on through this promise, named by `site` (R16): for a handler that passes
+    /// its parent's rejection on, and a combinator that hands an input's rejection to its result
+    /// (`zip input 2 of 3`, `retry attempt 3`). Without a trace, a failure's trace starts here.
+    /// Called while traces are on; specialized where it is called, not inlined there.
+    @inlinable @inline(never)
+    nonisolated func settle(_ outcome: Outcome<Value>, carryingOn trace: TraceNode?, as site: PromiseSite) {
+        guard case .failure(let error) = outcome else { return send(.settle(outcome)) }
+        send(.reject(error, trace: trace?.passing(through: site) ?? self.trace(of: error, cause: .settled)))
     }
 
     /// The trace of `error` as it reaches this promise: the trace of the failure this thread's
     /// handler was handed, carried on, if it is that error; else a new trace that starts here.
+    @usableFromInline
     nonisolated func trace(of error: any Error, cause: TraceCause) -> TraceNode {
         let site = traceSite
         if let handed = HandledFailure.current, ErrorIdentity(handed.error) == ErrorIdentity(error) {

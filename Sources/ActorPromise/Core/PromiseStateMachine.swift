@@ -136,7 +136,8 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     /// Rejects the promise with `error`, whose path is `trace` (R16); ignored if settled (R1).
-    @usableFromInline
+    /// Specialized where it is used, not inlined there: traces are on.
+    @inlinable @inline(never)
     mutating func reject<Hooks: HookStore>(
         _ error: any Error, trace: TraceNode, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
@@ -280,9 +281,9 @@ struct PromiseStateMachine<Value: Sendable> {
         return effects
     }
 
-    /// ``cancel(reason:afterSource:trace:tree:hooks:)`` with a trace (R16). Out of line: traces
-    /// are on.
-    @usableFromInline
+    /// ``cancel(reason:afterSource:trace:tree:hooks:)`` with a trace (R16). Specialized where it
+    /// is used, not inlined there: traces are on.
+    @inlinable @inline(never)
     mutating func cancel<Hooks: HookStore>(
         _ request: TracedCancel, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
@@ -339,9 +340,9 @@ extension HookStore {
 /// A cancel with its trace (see ``PromiseOp/tracedCancel(_:)``).
 @usableFromInline
 final class TracedCancel: Sendable {
-    let reason: (any Error)?
-    let afterSource: Bool
-    let trace: TraceNode
+    @usableFromInline let reason: (any Error)?
+    @usableFromInline let afterSource: Bool
+    @usableFromInline let trace: TraceNode
 
     init(reason: (any Error)?, afterSource: Bool, trace: TraceNode) {
         self.reason = reason
@@ -876,7 +877,7 @@ final class RareTreeState: @unchecked Sendable {
 /// release of an empty reference at every link.
 @usableFromInline
 struct RareHandoff: Sendable {
-    // Safety: made only by `of(_:)`, which retains the object once; `take()` is called once, by
+    // Safety: made only by `of(_:)` and `keeping(_:)`, which retain the object once; `take()` is called once, by
     // the initializer the handoff is passed to, which takes that reference over.
     @usableFromInline let object: Unmanaged<RareTreeState>?
 
@@ -885,7 +886,7 @@ struct RareHandoff: Sendable {
     /// Nothing on its way.
     @inlinable static var none: RareHandoff { RareHandoff(object: nil) }
 
-    /// The side object `captured` brought, if any.
+    /// The side object `captured` brought, if any (see ``CapturedTaskLocals/rareForTraces``).
     @inlinable
     static func of(_ captured: CapturedTaskLocals?) -> RareHandoff {
         guard let rare = captured?.rareForTraces else { return .none }

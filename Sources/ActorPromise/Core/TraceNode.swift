@@ -160,7 +160,7 @@ final class HandledFailure {
 /// belong to no other error meanwhile; keeps the last ``capacity``.
 enum RecentFailures {
     static let capacity = 32
-    private static let entries = Mutex<[(error: any Error, trace: TraceNode, handler: String?)]>([])
+    private static let entries = LockedState<[(error: any Error, trace: TraceNode, handler: String?)]>([])
 
     static func remember(_ error: any Error, trace: TraceNode, handler: String?) {
         entries.withLock { list in

@@ -29,7 +29,11 @@ extension Promise {
         }
         branch.observe { outcome in
             timer.cancel()
-            resolver.resolve(outcome, passingOn: branch.core, as: core.traceSite)
+            if tracesAreOn {
+                resolver.resolve(outcome, carryingOn: branch.core.traceNode, as: site)
+            } else {
+                resolver.resolve(outcome)
+            }
         }
         resolver.onCancel {
             timer.cancel()

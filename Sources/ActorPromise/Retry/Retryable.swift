@@ -210,7 +210,8 @@ final class RetryDriver<Value: Sendable>: Sendable {
         if state.withLock({ $0.stopped }) { return }
         switch decide(number, error) {
         case .stop:
-            resolver.resolve(.failure(error), passingOn: attempt.core, as: PromiseSite(
+            guard tracesAreOn else { return resolver.resolve(.failure(error)) }
+            resolver.resolve(.failure(error), carryingOn: attempt.core.traceNode, as: PromiseSite(
                 fileID: site.file, line: UInt(site.line), operation: .retryAttempt, index: number, count: attempts ?? 0))
         case .retry:
             next()

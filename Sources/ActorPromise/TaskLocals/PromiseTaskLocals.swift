@@ -67,25 +67,20 @@ public enum PromiseTaskLocals {
     }
 
     /// What a promise made at `site` by an operator carries from its registration: the values of
-    /// the registered keys, and, in a release build with failure traces on, its site (R16) — all
-    /// behind the one atomic load that finds nothing to carry.
+    /// the registered keys, and, in a release build with failure traces on, the side object that
+    /// keeps its site (R16) — all behind the one atomic load that finds nothing to carry.
     @inlinable
     static func capture(for site: PromiseSite) -> CapturedTaskLocals? {
-        // The site is used past the load only: the common path does not build it.
-        if publishedTaskLocalKeys.isEmpty { return nil }
-        return captureFromList(for: site)
+        publishedTaskLocalKeys.withObject { keys in
+            keys.keepsSites ? capture(keys, keeping: site) : capture(keys)
+        }
     }
 
-    /// ``capture(for:)`` once the load found a list: a capture of its own for a promise whose
-    /// site is kept for traces, else the shared capture of the values, if any key is registered.
+    /// A capture of the values of `keys` for one promise, which also brings the side object that
+    /// keeps `site` for traces (R16).
     @usableFromInline
-    static func captureFromList(for site: PromiseSite) -> CapturedTaskLocals? {
-        guard let keys = current else { return nil }
-        if keys.keepsSites {
-            return CapturedTaskLocals(
-                keys: ObjectIdentifier(keys), values: keys.keys.map { $0.capture() }, keepingForTraces: site)
-        }
-        return keys.keys.isEmpty ? nil : capture(keys)
+    static func capture(_ keys: TaskLocalKeyList, keeping site: PromiseSite) -> CapturedTaskLocals {
+        CapturedTaskLocals(keys: ObjectIdentifier(keys), values: keys.keys.map { $0.capture() }, keepingForTraces: site)
     }
 
     /// The values of `keys` here: the capture this thread made last if every key still holds the
@@ -150,7 +145,7 @@ let publishedTaskLocalKeys = ImmortalCell<TaskLocalKeyList>()
 @usableFromInline
 final class TaskLocalKeyList: Sendable {
     let keys: [any TaskLocalKey]
-    let keepsSites: Bool
+    @usableFromInline let keepsSites: Bool
     /// Whether any key is registered.
     @usableFromInline var hasKeys: Bool { !keys.isEmpty }
 

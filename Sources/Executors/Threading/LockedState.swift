@@ -207,13 +207,6 @@ package struct ImmortalCell<Object: AnyObject & Sendable>: ~Copyable, Sendable {
     /// An empty cell.
     @inlinable package init() {}
 
-    /// Whether nothing was published yet: one atomic load.
-    @inlinable
-    package var isEmpty: Bool {
-        schedulingPoint("ImmortalCell.load")
-        return slot.load(ordering: .acquiring) == nil
-    }
-
     /// Calls `body` with the object published last, without retaining it; `nil` if none was.
     /// One atomic load when the cell is empty.
     @inlinable

@@ -32,6 +32,11 @@ final class FeedModel {
     }
 }
 
+/// A task-local value a request carries through its handlers.
+enum TraceRequest {
+    @TaskLocal static var id = "none"
+}
+
 /// The operation and site of every entry, `map @ TracedFeed.swift:45`, for comparing whole paths.
 private func path(_ trace: PromiseTrace?) -> [String] {
     (trace?.entries ?? []).map { "\($0.operation) @ \($0.site ?? "?")" }
@@ -225,6 +230,23 @@ struct FailureTraceTests {
         let trace = try #require(loop.failureTrace)
         #expect(trace.entries.count <= PromiseTrace.limit)
         #expect(trace.cause == .madeRejected)
+    }
+
+    @Test("task-local values reach handlers while traces keep the sites of the promises")
+    func taskLocalsAndTraces() async throws {
+        PromiseTaskLocals.propagate(TraceRequest.$id)
+        let seen = Mutex<[String]>([])
+        let (request, resolver) = Promise<Int>.pending()
+        let failed = TraceRequest.$id.withValue("checkout") {
+            request.map { $0 + 1 }.tap { _ in seen.withLock { $0.append(TraceRequest.id) } }
+        }
+        let line = #line - 2
+        resolver.reject(FeedFailure.unreadable)
+        _ = await failed.outcome
+        #expect(seen.withLock { $0 } == ["checkout"])
+        #expect(failed.failureTrace?.entries.map { "\($0.operation) @ \($0.site ?? "?")" }.suffix(2) == [
+            "map @ ActorPromiseTests/FailureTraceTests.swift:\(line)", "tap @ ActorPromiseTests/FailureTraceTests.swift:\(line)",
+        ])
     }
 
     @Test("off by default in release builds; switched off no trace is recorded, switched on traces come back")
