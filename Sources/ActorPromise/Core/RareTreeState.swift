@@ -1,0 +1,123 @@
+// The parts of a promise's tree state that most promises never need, and the lock that guards
+// who follows whom.
+
+/// The tree state that most promises never need, out of line so that every promise's state
+/// actor is smaller: the children beyond the first, the promise this one follows, and the
+/// count of cancelled dependents.
+///
+/// Safety (`@unchecked Sendable`): `moreChildren`, `early` and `cancelledDependents` are
+/// touched only with the owning promise's gate held; `adoptee` is written with the gate and
+/// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
+/// published to its `TreeState` under that lock.
+@usableFromInline
+final class RareTreeState: @unchecked Sendable {
+    // The gate and the lock already make every access exclusive (see above), so the runtime's
+    // exclusivity check, which a fan-out would pay per handler, is off.
+    @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
+    @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
+    /// Children's reports that arrived before the report they sent first (see `TreeState.apply`):
+    /// a "done" ahead of the re-attach before it, or a re-attach ahead of the "done" before it. The
+    /// report still in flight keeps its child alive, so the identifier cannot be reused meanwhile.
+    /// Touched only with the gate held.
+    @usableFromInline @exclusivity(unchecked) var early: [EarlyReport] = []
+    /// How many dependents were cancelled (R7). Touched only with the gate held.
+    @usableFromInline @exclusivity(unchecked) var cancelledDependents: UInt32 = 0
+    /// The path of the promise's failure (R16). Written once, with the gate and ``adoptionLock``
+    /// held; read under that lock.
+    @usableFromInline @exclusivity(unchecked) var trace: TraceNode?
+    /// Where the promise was made, in release builds while traces are on (debug builds keep the
+    /// site in the promise itself). Written before the promise is shared; never changed.
+    @usableFromInline @exclusivity(unchecked) var site: PromiseSite?
+
+    @usableFromInline init() {}
+
+    /// A side object that keeps `site` for failure traces (R16): what a promise made in a release
+    /// build while traces are on starts with. Out of line, and not a method of the promise, so
+    /// that the promise's initializer hands its new object to no call.
+    @usableFromInline
+    static func keeping(site: PromiseSite) -> RareTreeState {
+        let rare = RareTreeState()
+        rare.site = site
+        return rare
+    }
+
+    /// Adds a child beyond the first.
+    @usableFromInline
+    func insertMoreChild(_ child: consuming any PromiseNode) {
+        if moreChildren == nil { moreChildren = ChildSet() }
+        moreChildren!.insert(child)
+    }
+
+    /// Removes `report` from the early reports; returns whether it was there.
+    func takeEarly(_ report: EarlyReport) -> Bool {
+        guard let index = early.firstIndex(of: report) else { return false }
+        early.remove(at: index)
+        return true
+    }
+
+    /// Removes a child beyond the first; returns whether it was there. The set goes once empty.
+    func removeMoreChild(_ child: borrowing any PromiseNode) -> Bool {
+        guard moreChildren != nil else { return false }
+        let found = moreChildren!.remove(child)
+        if moreChildren!.count == 0 { moreChildren = nil }
+        return found
+    }
+}
+
+/// A side object on its way from an operator's capture to the promise the operator makes
+/// (release builds with failure traces on, R16: it keeps the site), counted once on the way: the
+/// capture retains it for the promise, whose initializer takes that reference over. A value of no
+/// reference-counted type, so that the common case — nothing on its way — costs no retain or
+/// release of an empty reference at every link.
+@usableFromInline
+struct RareHandoff: Sendable {
+    // Safety: made only by `of(_:)` and `keeping(_:)`, which retain the object once; `take()` is called once, by
+    // the initializer the handoff is passed to, which takes that reference over.
+    @usableFromInline let object: Unmanaged<RareTreeState>?
+
+    @inlinable init(object: Unmanaged<RareTreeState>?) { self.object = object }
+
+    /// Nothing on its way.
+    @inlinable static var none: RareHandoff { RareHandoff(object: nil) }
+
+    /// The side object `captured` brought, if any (see ``CapturedTaskLocals/rareForTraces``).
+    @inlinable
+    static func of(_ captured: CapturedTaskLocals?) -> RareHandoff {
+        guard let rare = captured?.rareForTraces else { return .none }
+        return RareHandoff(object: .passRetained(rare))
+    }
+
+    /// A side object keeping `site`, while failure traces are on in a release build (R16): for
+    /// the promises no operator's capture brings one to (a resolver's, a combinator's).
+    @inlinable
+    static func keeping(_ site: PromiseSite) -> RareHandoff {
+        #if DEBUG
+        return .none
+        #else
+        guard tracesAreOn else { return .none }
+        return RareHandoff(object: .passRetained(RareTreeState.keeping(site: site)))
+        #endif
+    }
+
+    /// The side object, with the reference the handoff held.
+    @inlinable func take() -> RareTreeState? { object?.takeRetainedValue() }
+}
+
+/// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
+/// adoptees of other promises without their gates (R13). Taken only when a promise starts or
+/// stops following another, never on the plain `then` path, and never while waiting for a gate.
+@usableFromInline
+let adoptionLock = ConditionLock()
+
+/// A child's report that reached its parent before the report the child had sent first.
+@usableFromInline
+struct EarlyReport: Equatable, Sendable {
+    let child: ObjectIdentifier
+    /// A "done" (ahead of a re-attach), or a re-attach (ahead of a "done").
+    let isDone: Bool
+
+    init(_ child: borrowing any PromiseNode, isDone: Bool) {
+        self.child = ObjectIdentifier(child)
+        self.isDone = isDone
+    }
+}

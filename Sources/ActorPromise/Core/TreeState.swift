@@ -1,0 +1,282 @@
+// The tree half of a promise's state.
+
+/// The non-generic half of a promise's state: its place in the promise tree.
+///
+/// - Children are held while they, or their descendants, are pending, so that `cancel` reaches
+///   them after this promise settled (R5). A node is *done* once it is settled and holds no
+///   children; it then leaves its parent's list, so settled trees can be freed. The first child
+///   is stored inline; the rest, if any, in the side object's ``ChildSet``, which is freed again
+///   when it empties.
+/// - Dependents (derived promises, adopters, awaiters) are counted for interest tracking (R7).
+///
+/// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
+@usableFromInline
+struct TreeState {
+    // Declared in this order so that the flags' byte ends the layout.
+    /// The first live child; the others are in `rare?.moreChildren`.
+    @usableFromInline var firstChild: (any PromiseNode)?
+    /// The parts most promises never use (see ``RareTreeState``); `nil` until first needed.
+    /// Written only under ``adoptionLock`` (and the gate), because cycle checks on other threads
+    /// read `rare?.adoptee` under that lock.
+    @usableFromInline var rare: RareTreeState?
+    @usableFromInline var dependents: UInt32 = 0
+    /// Seven flags in one byte (see ``Flag``), at the bit positions ``PromiseStatus`` gives them,
+    /// so that the status the state actor publishes is a mask of this byte and one bit of the
+    /// state machine's. One byte instead of seven keeps the state actor within one malloc size
+    /// class (memory per promise).
+    @usableFromInline var flags: FlagByte
+
+    /// The bits of ``flags``. The first five are ``PromiseStatus``'s (`StateMachineTests` checks
+    /// that they match); 4 is the state machine's `cancelledWhilePending`.
+    @usableFromInline
+    enum Flag {
+        @inlinable static var settled: UInt8 { 1 }
+        @inlinable static var cancelled: UInt8 { 2 }
+        @inlinable static var tracksInterest: UInt8 { 8 }
+        @inlinable static var observesCancellation: UInt8 { 16 }
+        @inlinable static var runsInline: UInt8 { 32 }
+        @inlinable static var done: UInt8 { 64 }
+        @inlinable static var rejected: UInt8 { 128 }
+        /// The bits the state actor publishes in its status.
+        @inlinable static var published: UInt8 { settled | cancelled | tracksInterest | observesCancellation | runsInline }
+    }
+
+    @inlinable
+    init(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool = false, runsInline: Bool = false) {
+        self.init(flags: Self.flags(
+            isSettled: isSettled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
+            runsInline: runsInline))
+    }
+
+    /// A tree state with no children and these flags (see ``flags(isSettled:tracksInterest:observesCancellation:runsInline:)``).
+    @inlinable init(flags: UInt8) { self.flags = FlagByte(flags) }
+
+    /// A tree state with these flags and a side object made already (see
+    /// ``RareTreeState/keeping(site:)``).
+    @inlinable init(flags: UInt8, rare: RareTreeState?) {
+        self.flags = FlagByte(flags)
+        self.rare = rare
+    }
+
+    /// The flags of a new promise.
+    @inlinable
+    static func flags(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool, runsInline: Bool) -> UInt8 {
+        (isSettled ? Flag.settled | Flag.done : 0) | (tracksInterest ? Flag.tracksInterest : 0)
+            | (observesCancellation ? Flag.observesCancellation : 0) | (runsInline ? Flag.runsInline : 0)
+    }
+
+    @inlinable var isSettled: Bool {
+        get { flags.contains(Flag.settled) }
+        set { flags.set(Flag.settled, to: newValue) }
+    }
+
+    /// Settled, and no child pending: reported to the parent, which then lets go of this node.
+    @inlinable var isDone: Bool {
+        get { flags.contains(Flag.done) }
+        set { flags.set(Flag.done, to: newValue) }
+    }
+
+    @inlinable var isCancelled: Bool {
+        get { flags.contains(Flag.cancelled) }
+        set { flags.set(Flag.cancelled, to: newValue) }
+    }
+
+    /// Whether the outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept
+    /// here, in non-generic state, because `deinit` runs unspecialized, where even an atomic load
+    /// pays a run-time conformance look-up.
+    @inlinable var isRejected: Bool {
+        get { flags.contains(Flag.rejected) }
+        set { flags.set(Flag.rejected, to: newValue) }
+    }
+
+    /// Whether the promise, as an observer, runs on `.inline`: set at creation for a derived
+    /// promise whose handler runs there, and when the promise starts following another, which it
+    /// observes inline.
+    @inlinable var runsInline: Bool {
+        get { flags.contains(Flag.runsInline) }
+        set { flags.set(Flag.runsInline, to: newValue) }
+    }
+
+    /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
+    @inlinable var tracksInterest: Bool { flags.contains(Flag.tracksInterest) }
+
+    /// The promise this one follows, while it follows one. Read it here only with the gate held;
+    /// other threads use `rare?.adoptee` under ``adoptionLock``.
+    @inlinable var adoptee: (any PromiseNode)? { rare?.adoptee }
+
+    /// The side object, created if there is none yet. The caller holds ``adoptionLock``: cycle
+    /// checks on other threads read `rare` under that lock.
+    @usableFromInline
+    mutating func rareHoldingLock() -> RareTreeState {
+        if let rare { return rare }
+        let box = RareTreeState()
+        rare = box
+        return box
+    }
+
+    /// Records `trace` as the path of this promise's failure (R16), unless it has one. The caller
+    /// holds the gate.
+    @usableFromInline
+    mutating func recordTrace(_ trace: TraceNode) {
+        adoptionLock.withLockUnscheduled {
+            let rare = rareHoldingLock()
+            if rare.trace == nil { rare.trace = trace }
+        }
+    }
+
+    /// Sets the adoptee. The caller holds ``adoptionLock``.
+    @usableFromInline
+    mutating func setAdopteeHoldingLock(_ node: (any PromiseNode)?) {
+        if let node {
+            rareHoldingLock().adoptee = node
+        } else {
+            rare?.adoptee = nil
+        }
+    }
+
+    /// Whether no child is live.
+    @inlinable var hasNoChildren: Bool { firstChild == nil && rare?.moreChildren == nil }
+
+    @inlinable
+    mutating func insertChild(_ child: consuming any PromiseNode) {
+        if firstChild == nil {
+            firstChild = child
+        } else {
+            insertMoreChild(child)
+        }
+    }
+
+    @usableFromInline
+    mutating func insertMoreChild(_ child: consuming any PromiseNode) {
+        if rare == nil { _ = adoptionLock.withLock { rareHoldingLock() } }
+        // Through the stored reference, not a copy of it (a retain and a release per child).
+        rare!.insertMoreChild(child)
+    }
+
+    /// Removes a child; returns whether it was there.
+    mutating func removeChild(_ child: borrowing any PromiseNode) -> Bool {
+        if let firstChild, firstChild === child {
+            self.firstChild = nil
+            return true
+        }
+        return rare?.removeMoreChild(child) ?? false
+    }
+
+    /// Whether `child` is one of this node's children.
+    func hasChild(_ child: borrowing any PromiseNode) -> Bool {
+        if let firstChild, firstChild === child { return true }
+        return rare?.moreChildren?.contains(child) ?? false
+    }
+
+    /// Every live child.
+    var allChildren: [any PromiseNode] {
+        var nodes: [any PromiseNode] = []
+        if let firstChild { nodes.append(firstChild) }
+        if let more = rare?.moreChildren { nodes.append(contentsOf: more.all) }
+        return nodes
+    }
+
+    /// Records a new child (and/or dependent). Returns whether this node had been done and must
+    /// register with its own parent again.
+    @inlinable
+    mutating func add(child: consuming (any PromiseNode)?, dependent: Bool) -> Bool {
+        if dependent { dependents += 1 }
+        guard let child else { return false }
+        insertChild(child)
+        guard isDone else { return false }
+        isDone = false
+        return true
+    }
+
+    /// Starts following `source`, unless `source`'s chain of adoptees leads back to `follower`.
+    ///
+    /// Returns `nil` when following, or the length of the cycle it would close (R13). The walk
+    /// and the write happen under ``adoptionLock``, so two promises that start following each
+    /// other at the same moment cannot both miss the cycle. The walk is as long as the chain of
+    /// promises that follow one another from `source`: none in the common case, where `source`
+    /// is not itself following anything.
+    @usableFromInline
+    mutating func startFollowing(_ source: any PromiseNode, follower: ObjectIdentifier) -> Int? {
+        adoptionLock.lock()
+        defer { adoptionLock.unlock() }
+        var length = 1
+        var node: (any PromiseNode)? = source
+        while let current = node {
+            if ObjectIdentifier(current) == follower { return length }
+            node = current.adopteeUnderAdoptionLock
+            length += 1
+        }
+        setAdopteeHoldingLock(source)
+        return nil
+    }
+
+    /// Records settlement. Returns whether this node is now done. Always inlined: its caller,
+    /// the state machine's `settle`, is the one place that calls it, on every promise's path.
+    @inlinable @inline(__always)
+    mutating func settle() -> Bool {
+        isSettled = true
+        if adoptee != nil { clearAdoptee() }
+        guard hasNoChildren, !isDone else { return false }
+        isDone = true
+        return true
+    }
+
+    /// Applies a tree operation and returns what it leaves to do.
+    mutating func apply(_ op: TreeOp) -> TreeStep {
+        switch op {
+        case .childDone(let child):
+            return childDone(child)
+        case .reattach(let child):
+            if let rare, rare.takeEarly(EarlyReport(child, isDone: true)) { return .nothing }
+            if hasChild(child) {
+                // The child's "done" before this re-attach is still on its way (the child settled
+                // with no children, then gained one on another thread, whose re-attach got here
+                // first): remember it, so that the "done" does not drop a child that is not done.
+                adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: false))
+                return .nothing
+            }
+            return add(child: child, dependent: false) ? .reattachUpward : .nothing
+        case .dependentCancelled:
+            // Counted only while it can still matter: a settled promise stays settled, and one
+            // that does not track interest never will (so a combinator that lets go of its
+            // settled inputs makes no side object).
+            guard tracksInterest, !isSettled else { return .nothing }
+            let rare = adoptionLock.withLock { rareHoldingLock() }
+            rare.cancelledDependents += 1
+            return rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
+        }
+    }
+
+    /// ``apply(_:)`` for `.childDone(child)`: `child` reports that it and its descendants are
+    /// settled. Borrows the child, so that the report of a child that is not parked (see
+    /// ``PromiseNode/performChildDone(_:)``) retains nothing.
+    mutating func childDone(_ child: borrowing any PromiseNode) -> TreeStep {
+        // A re-attach that overtook this report found the child here and left it: this report
+        // is the one it was ahead of, and the child, which is not done, stays.
+        if let rare, !rare.early.isEmpty, rare.takeEarly(EarlyReport(child, isDone: false)) { return .nothing }
+        guard removeChild(child) else {
+            // The child's re-attach is still on its way (it registered a child, which settled
+            // on another thread before the re-attach arrived here): remember the report, so
+            // that the re-attach finds it and does not keep a child that is done.
+            adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
+            return .nothing
+        }
+        guard isSettled, hasNoChildren, !isDone else { return .nothing }
+        isDone = true
+        return .reportDone
+    }
+
+    /// Drops the adoptee; under ``adoptionLock``, since cycle checks read it from other threads.
+    @usableFromInline
+    mutating func clearAdoptee() {
+        adoptionLock.withLock { rare?.adoptee = nil }
+    }
+
+    /// Marks the node cancelled. Returns the children to forward to, or `nil` if it had been
+    /// cancelled before (a second `cancel` does nothing).
+    mutating func cancel() -> [any PromiseNode]? {
+        guard !isCancelled else { return nil }
+        isCancelled = true
+        return allChildren
+    }
+}
