@@ -12,8 +12,7 @@ extension PromiseTrace {
     public static func of(_ error: any Error) -> PromiseTrace? {
         let identity = ErrorIdentity(error)
         if let handed = HandledFailure.current, ErrorIdentity(handed.error) == identity {
-            let handler = handed.handler.map { "\($0.operationText) (\($0.text ?? "site unknown"))" }
-            return PromiseTrace(handed.trace, handledBy: handler)
+            return PromiseTrace(handed.trace, handledBy: "\(handed.handler.operationText) (\(handed.handler.text ?? "site unknown"))")
         }
         if let (trace, handler) = RecentFailures.find(error) { return PromiseTrace(trace, handledBy: handler) }
         return nil

@@ -118,10 +118,7 @@ public final class Resolver<Value: Sendable>: Sendable {
 
     /// Rejects the promise with an error its work's body threw (R16: the trace says so).
     package func rejectFromBody(_ error: any Error) {
-        #if DEBUG
-        noteSettlementForTestRuntime()
-        #endif
-        core.settle(.failure(error), cause: .bodyThrew)
+        reject(error, cause: .bodyThrew)
     }
 
     /// Rejects the promise with `error`, whose trace begins as `cause` says (R16).

@@ -78,7 +78,8 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
             return true
         }
         guard releases else { return }
-        for input in inputs { loseInterest(input.core, cause: tracesAreOn ? .lostInterest(promise.core.traceSite) : nil) }
+        let cause = promise.core.lostInterestCause
+        for input in inputs { loseInterest(input.core, cause: cause) }
     }
 
     @inlinable

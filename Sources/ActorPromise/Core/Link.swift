@@ -223,7 +223,7 @@ extension StateActor: Runnable, OutcomeObserver {
     @usableFromInline
     nonisolated func cancelWhileQueued() {
         link = Link()
-        cancelTree(self, reason: nil, origin: tracesAreOn ? .cancelled(PromiseSite(fileID: "OperationQueue", line: 0, operation: .cancelledWhileQueued)) : nil)
+        cancelTree(self, reason: nil, origin: tracesAreOn ? .cancelled(PromiseSite(fileID: "", line: 0, operation: .cancelledWhileQueued)) : nil)
     }
 
     /// Once this promise is settled (cancelled), running a value handler is pointless; a handler
@@ -280,27 +280,20 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Makes the failure this promise's handler is handed the thread's current one (R16), and
     /// returns what to restore when the handler is done. Out of line: traces are on.
     @usableFromInline
-    nonisolated func beginHandling<In: Sendable>(_: In.Type) -> HandledFailure.Outer {
-        HandledFailure.begin(handedFailure(In.self))
+    nonisolated func beginHandling<In: Sendable>(_ error: any Error, from _: In.Type) -> HandledFailure.Outer {
+        HandledFailure.begin(handedFailure(error, from: In.self))
     }
 
-    /// The failure this promise's handler is handed, with its trace (R16): the parent's, or this
-    /// promise's own cancellation when it came before the parent settled (R5b); `nil` for a
-    /// fulfilment or a failure without a trace.
+    /// `error`, which this promise's handler is handed, with its trace (R16): this promise's own
+    /// cancellation, when it is that error (R5b), or else the parent's rejection, which has
+    /// settled; `nil` when the failure has no trace.
     @usableFromInline
-    nonisolated func handedFailure<In: Sendable>(_: In.Type) -> HandledFailure? {
-        // Plain loads, not the checker's scheduling points: what they read decides only the trace.
-        let status = status.load(ordering: .acquiring)
-        let (outcome, trace): (Outcome<In>?, TraceNode?) =
-            if status.contains(.settled), !status.contains(.cancelledAfterSource), case .failure(let error)? = machine.outcome {
-                (.failure(error), traceNode)
-            } else {
-                withSource(In.self) { parent in
-                    parent.status.load(ordering: .acquiring).contains(.settled) ? (parent.machine.outcome, parent.traceNode) : (nil, nil)
-                }
-            }
-        guard case .failure(let error)? = outcome, let trace else { return nil }
-        return HandledFailure(error: error, trace: trace, handler: traceSite, handlerIdentity: ObjectIdentifier(self))
+    nonisolated func handedFailure<In: Sendable>(_ error: any Error, from _: In.Type) -> HandledFailure? {
+        // A plain load, not the checker's scheduling point: what it reads decides only the trace.
+        let isOwn = status.load(ordering: .acquiring).contains(.settled)
+            && machine.outcome.map { if case .failure(let own) = $0 { ErrorIdentity(own) == ErrorIdentity(error) } else { false } } ?? false
+        guard let trace = isOwn ? traceNode : withSource(In.self, { $0.traceNode }) else { return nil }
+        return HandledFailure(error: error, trace: trace, handler: traceSite)
     }
 
     /// The parent's outcome, unless this promise was settled (cancelled) meanwhile: a promise
@@ -333,7 +326,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         guard let outcome = outcomeObservingCancellation(In.self) else { return }
         // A failure handed to the handler is the thread's while it runs, while traces are on
         // (R16): `PromiseTrace.of` answers in it, and a promise settled with it carries it on.
-        let outer: HandledFailure.Outer? = if case .failure = outcome, tracesAreOn { beginHandling(In.self) } else { nil }
+        let outer: HandledFailure.Outer? = if case .failure(let error) = outcome, tracesAreOn { beginHandling(error, from: In.self) } else { nil }
         switch body(outcome) {
         case .settle(let outcome): settle(outcome, cause: .threw)
         case .follow(let source): adopt(source)

@@ -414,11 +414,11 @@ struct CoreHooks<Value: Sendable>: HookStore {
         unsafeDowncast(adoptee as AnyObject, to: PromiseCore<V>.self).settledOutcome
     }
 
-    /// The adoptee's failure trace, carried on through this promise (R16). Out of line: rare.
+    /// The adoptee's failure trace, carried on through this promise (R16). Out of line: traces
+    /// are on.
     @usableFromInline
     func traceFollowing(_ adoptee: any PromiseNode) -> TraceNode? {
-        guard tracesAreOn else { return nil }
-        return adoptee.traceNode?.passing(through: core.traceSite)
+        adoptee.traceNode?.passing(through: core.traceSite)
     }
 }
 

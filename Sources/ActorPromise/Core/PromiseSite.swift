@@ -50,6 +50,10 @@ struct PromiseSite: Sendable, CustomStringConvertible {
         return count > 0 ? "\(name) \(index) of \(count)" : "\(name) \(index)"
     }
 
+    /// `File.swift:42`, or for a site with no file the operation's name (`wait(timeout:)`), or
+    /// `nil`.
+    var namedText: String? { text ?? (operationText.isEmpty ? nil : operationText) }
+
     /// Whether the promise is one the library makes for its own bookkeeping (a branch, a
     /// combinator's wrapper): no operation of the user's, or made in the library's own files.
     var isLibrarys: Bool { operation == .library || file.description.hasPrefix("ActorPromise/") }

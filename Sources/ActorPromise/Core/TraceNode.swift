@@ -116,15 +116,12 @@ final class HandledFailure {
     let error: any Error
     let trace: TraceNode
     /// The promise whose handler runs: where the failure is handled, unless passed on.
-    let handler: PromiseSite?
-    /// The promise running its handler, as an identity (never followed).
-    let handlerIdentity: ObjectIdentifier?
+    let handler: PromiseSite
 
-    init(error: any Error, trace: TraceNode, handler: PromiseSite?, handlerIdentity: ObjectIdentifier?) {
+    init(error: any Error, trace: TraceNode, handler: PromiseSite) {
         self.error = error
         self.trace = trace
         self.handler = handler
-        self.handlerIdentity = handlerIdentity
     }
 
     /// The failure handed to a handler on this thread, if any.
@@ -206,9 +203,9 @@ extension PromiseTrace {
         case .madeRejected: (.madeRejected, nil)
         case .timedOut: (.timedOut, nil)
         case .abandoned: (.abandoned, nil)
-        case .cancelled(let site): (.cancelled, site.isLibrarys ? nil : site.text)
+        case .cancelled(let site): (.cancelled, site.isLibrarys ? nil : site.namedText)
         case .taskCancelled: (.taskCancelled, nil)
-        case .lostInterest(let site): (.lostInterest, site.text ?? (site.operationText.isEmpty ? nil : site.operationText))
+        case .lostInterest(let site): (.lostInterest, site.namedText)
         }
     }
 }
