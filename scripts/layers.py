@@ -17,6 +17,13 @@ list being lowered, and a file that holds none must leave the list — so the li
 `assumeIsolated`, which trusts the runtime's isolation check instead of the compiler's, is
 counted and reported beside them (not failed).
 
+And it checks that a promise's state is reached only through its scopes: the state's fields
+(`guardedMachine`, `guardedTree`), the gate's entry and exit (and the requirements through which
+`HeldGates` enters and leaves other promises' gates) and the scope's view (`HeldState`'s
+initializer) are named in the storage file and the gate's file only (GATED below), anywhere in
+the sources and tests. (The compiler cannot check it: code inlined into other modules may name
+only internal declarations, and the core's operations must be inlined to be specialized.)
+
 Usage: scripts/layers.py            check; print each use that goes the wrong way
        scripts/layers.py --graph    print which folder uses which
 """
@@ -85,6 +92,12 @@ def top_level_names(text):
             if in_extension: in_extension.pop()
     return names
 
+# Names that only the gate's file and the state's storage file may use.
+GATED = re.compile(r"\bguardedMachine\b|\bguardedTree\b|\btryEnter\(|\benterOrPark\(|\bgate\.leave\(|\bHeldState\(entered|"
+                   r"(?<!func )\b(?:enterGateIfFree|leaveGate|attachChildHoldingGate|isSettledWithoutChildrenHoldingGate)\(")
+GATE_FILES = {"Sources/ActorPromise/Core/AsyncGate.swift", "Sources/ActorPromise/Core/PromiseCore.swift"}
+
+
 def main():
     graph_only = "--graph" in sys.argv
     problems, seen = [], set()
@@ -144,6 +157,13 @@ def main():
                 problems.append(f"{name}:{number}: unsafe code outside the building blocks: {line.strip()}")
             elif name not in UNSAFE_FILES:
                 problems.append(f"{name}:{number}: unsafe code in a file not listed in scripts/unsafe-files.txt: {line.strip()}")
+    for f in sorted(list((ROOT / "Sources").rglob("*.swift")) + list((ROOT / "Tests").rglob("*.swift"))):
+        name = str(f.relative_to(ROOT))
+        if name in GATE_FILES:
+            continue
+        for number, line in enumerate(strip(f.read_text()).splitlines(), 1):
+            if GATED.search(line):
+                problems.append(f"{name}:{number}: reaches a promise's state or gate outside its scopes: {line.strip()}")
     for gone in sorted(UNSAFE_FILES - holding):
         problems.append(f"{gone}: listed in scripts/unsafe-files.txt but holds no unsafe construct; remove it from the list")
     for gone in sorted(KNOWN - seen):

@@ -149,7 +149,6 @@ public struct Promise<Value: Sendable>: Sendable {
         let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
         core = PromiseCore(PromiseStateMachine(outcome: .failure(error)), site: site)
         if tracesAreOn { core.traceMadeRejected(at: site, cause: .madeRejected) }
-        core.tree.isRejected = true   // not shared yet: no gate needed
     }
 
     /// Creates a promise that is already settled with `result`.
@@ -163,7 +162,6 @@ public struct Promise<Value: Sendable>: Sendable {
         let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
         core = PromiseCore(PromiseStateMachine(outcome: result.mapError { $0 as any Error }), site: site)
         if case .failure = result, tracesAreOn { core.traceMadeRejected(at: site, cause: .madeRejected) }
-        if case .failure = result { core.tree.isRejected = true }   // not shared yet: no gate needed
     }
 
     // MARK: State snapshots

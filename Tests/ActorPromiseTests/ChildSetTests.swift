@@ -39,7 +39,7 @@ struct ChildSetTests {
         #expect(tree.allChildren.count == 100)
         for node in nodes.reversed() { _ = tree.apply(.childDone(node)) }
         #expect(tree.hasNoChildren && tree.rare?.moreChildren == nil)
-        #expect(tree.isDone, "a settled promise whose last child finished is done")
+        #expect(tree.flags[.done], "a settled promise whose last child finished is done")
     }
 
     @Test("a set dropped while it holds children releases each of them once, after growing", arguments: [3, 40, 300])
@@ -63,12 +63,11 @@ struct ChildSetTests {
             func handOver(from source: AnyObject) -> any ExecutionContext { .inline }
             func endsDeliveryWhenRun() {}
             var slotInParent = UInt32.max
-            func enterGateIfFree() -> GateEntry? { nil }
-            func leaveGate(_ entry: GateEntry) {}
-            func detachChild(_ child: any PromiseNode) -> Bool { false }
-            func attachChild(_ child: any PromiseNode) {}
+            func enterGateIfFree(detaching child: any PromiseNode) -> Bool? { nil }
+            func leaveGate() {}
+            func attachChildHoldingGate(_ child: any PromiseNode) {}
+            func isSettledWithoutChildrenHoldingGate() -> Bool { false }
             func holdsOnlyReferenceToParent() -> Bool { false }
-            func isSettledWithoutChildren() -> Bool { false }
         }
         var watched: [Weak] = []
         do {

@@ -27,12 +27,8 @@ struct ResolverReleaseTests {
     /// Runs `body` while the test holds `promise`'s gate, as another thread working on the promise
     /// would: what `body` sends parks, and runs in arrival order when the gate is left.
     func holdingGate(of promise: Promise<Int>, _ body: () -> Void) {
-        let core = promise.core
-        let entered = core.gate.tryEnter()
-        let outer = core.recordIsolation()
-        #expect(entered)
-        body()
-        core.gate.leave(restoring: outer)
+        let entered: Void? = promise.core.withStateIfGateFree { _, _ in body() }
+        #expect(entered != nil)
     }
 
     @Test("R8 R1 a resolver released right after fulfilling, its fulfilment parked: fulfilled, nothing reported")

@@ -82,16 +82,16 @@ struct StateMachineSequenceTests {
             if actual != expected { differences.append("\(name) \(actual), the model \(expected)") }
         }
         check("outcome", harness.settlement, model.outcome)
-        check("settled", tree.isSettled, model.outcome != nil)
-        check("cancelled", tree.isCancelled, model.isCancelled)
-        check("cancelledWhilePending", machine.cancelledWhilePending, model.cancelledWhilePending)
-        check("cancelledAfterSource", machine.cancelledAfterSource, model.cancelledAfterSource)
-        check("rejected", tree.isRejected, model.outcome.map { if case .value = $0 { false } else { true } } ?? false)
-        check("delivering", machine.isDelivering, model.isDelivering)
-        check("hasOrderedObserver", machine.hasOrderedObserver, model.hasOrderedObserver)
+        check("settled", tree.flags[.settled], model.outcome != nil)
+        check("cancelled", tree.flags[.cancelled], model.isCancelled)
+        check("cancelledWhilePending", machine.flags[.cancelledWhilePending], model.cancelledWhilePending)
+        check("cancelledAfterSource", machine.flags[.cancelledAfterSource], model.cancelledAfterSource)
+        check("rejected", tree.flags[.rejected], model.outcome.map { if case .value = $0 { false } else { true } } ?? false)
+        check("delivering", machine.flags[.delivering], model.isDelivering)
+        check("hasOrderedObserver", machine.flags[.orderedObserver], model.hasOrderedObserver)
         check("waiting", machine.observers.count, model.waiting.count)
         check("dependents", tree.dependents, UInt32(model.dependents))
-        check("done", tree.isDone, model.isDone)
+        check("done", tree.flags[.done], model.isDone)
         check("following", tree.adoptee != nil, model.isFollowing)
         let hook: PromiseStateMachine<Int>.Hook = model.lazyBodyWaits ? .lazy : model.handlerWaits ? .onCancel : .none
         check("hook", machine.hook, hook)
@@ -132,14 +132,14 @@ struct StateMachineSequenceTests {
             if orderedHanded != Array(ordered.prefix(orderedHanded.count)) {
                 return "R2: observers on contexts handed out as \(orderedHanded), registered as \(ordered)"
             }
-            if machine.settlement != nil && !machine.machine.isDelivering && handedOut.count != model.registered.count {
+            if machine.settlement != nil && !machine.machine.flags[.delivering] && handedOut.count != model.registered.count {
                 return "R2: settled, no delivery under way, and observers \(handedOut) of \(model.registered.count) handed out"
             }
             if event == .cancel && settledBefore == .cancelled && step != MachineModel.Step() {
                 return "R5: a second cancel did something: \(step)"
             }
             if step.cancellation?.handler == true { handlerRuns += 1 }
-            if handlerRuns > 0 && !machine.machine.cancelledWhilePending {
+            if handlerRuns > 0 && !machine.machine.flags[.cancelledWhilePending] {
                 return "R6: a cancellation handler ran, but no cancel found the promise pending"
             }
             if step.runsLazyBody { lazyBodyRuns += 1 }

@@ -14,11 +14,11 @@ struct StateMachineTests {
 
     @Test("the published status carries the tree's and the machine's flags at their own bits, and keeps the fixed ones")
     func statusBits() {
-        #expect(TreeState.Flag.settled == PromiseStatus.settled.rawValue)
-        #expect(TreeState.Flag.cancelled == PromiseStatus.cancelled.rawValue)
-        #expect(TreeState.Flag.tracksInterest == PromiseStatus.tracksInterest.rawValue)
-        #expect(TreeState.Flag.observesCancellation == PromiseStatus.observesCancellation.rawValue)
-        #expect(TreeState.Flag.runsInline == PromiseStatus.runsInline.rawValue)
+        #expect(TreeFlags.settled.rawValue == PromiseStatus.settled.rawValue)
+        #expect(TreeFlags.cancelled.rawValue == PromiseStatus.cancelled.rawValue)
+        #expect(TreeFlags.tracksInterest.rawValue == PromiseStatus.tracksInterest.rawValue)
+        #expect(TreeFlags.observesCancellation.rawValue == PromiseStatus.observesCancellation.rawValue)
+        #expect(TreeFlags.runsInline.rawValue == PromiseStatus.runsInline.rawValue)
         var tree = TreeState(isSettled: false, tracksInterest: true, observesCancellation: true, runsInline: false)
         var hooks = TestHookStore()
         var machine = PromiseStateMachine<Int>(hook: .lazy)
@@ -27,8 +27,8 @@ struct StateMachineTests {
         let cancelled = machine.apply(.cancel(reason: nil), tree: &tree, hooks: &hooks)
         #expect(cancelled.status == [.settled, .cancelled, .cancelledWhilePending, .tracksInterest, .observesCancellation])
         #expect(machine.hook == .none, "the hook's bits change without touching the flags beside them")
-        #expect(machine.cancelledWhilePending && !machine.isDelivering && !machine.hasOrderedObserver)
-        #expect(tree.isSettled && tree.isCancelled && tree.isRejected && tree.tracksInterest)
+        #expect(machine.flags[.cancelledWhilePending] && !machine.flags[.delivering] && !machine.flags[.orderedObserver])
+        #expect(tree.flags[.settled] && tree.flags[.cancelled] && tree.flags[.rejected] && tree.flags[.tracksInterest])
     }
 
     @Test("R1 B5 a cancel after the source settled is published with the cancel, in one transition; a later cancel changes nothing")
@@ -38,7 +38,7 @@ struct StateMachineTests {
         var machine = PromiseStateMachine<Int>()
         let cancelled = machine.apply(.cancel(reason: nil, afterSource: true), tree: &tree, hooks: &hooks)
         #expect(cancelled.status == [.settled, .cancelled, .cancelledWhilePending, .cancelledAfterSource, .observesCancellation])
-        #expect(machine.cancelledAfterSource && machine.cancelledWhilePending && !machine.isDelivering)
+        #expect(machine.flags[.cancelledAfterSource] && machine.flags[.cancelledWhilePending] && !machine.flags[.delivering])
         let again = machine.apply(.cancel(reason: nil, afterSource: false), tree: &tree, hooks: &hooks)
         #expect(again.status.contains(.cancelledAfterSource), "a second cancel does not clear it")
 
@@ -57,7 +57,7 @@ struct StateMachineTests {
         #expect(first.settled)
         #expect(!second.settled)
         #expect(try machine.outcome?.get() == 1)
-        #expect(tree.isSettled)
+        #expect(tree.flags[.settled])
     }
 
     @Test("R2 observers registered while pending are handed out at settlement, later ones at once")
@@ -78,7 +78,7 @@ struct StateMachineTests {
         var machine = PromiseStateMachine<Int>()
         let effects = machine.cancel(reason: nil, tree: &tree)
         #expect(effects.cancellation?.parentLostInterest == true)
-        #expect(tree.isCancelled)
+        #expect(tree.flags[.cancelled])
         #expect(effects.settled)
         #expect(machine.outcome.map { (try? $0.get()) == nil } == true)
         let again = machine.cancel(reason: nil, tree: &tree)

@@ -50,22 +50,17 @@ struct AsyncGate: ~Copyable, Sendable {
         }
     }
 
-    /// Applies parked operations, leaves the gate, restores the thread's isolation record, and
-    /// then carries out what the parked operations decided.
+    /// Applies parked operations, leaves the gate, and then carries out what the parked
+    /// operations decided.
     @inlinable @inline(__always)
-    func leave(restoring outer: UnsafeRawPointer?) {
+    func leave() {
         schedulingPoint("gate.leave")
-        if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged {
-            #if DEBUG
-            leaveIsolation(restoring: outer)
-            #endif
-            return
-        }
-        leaveApplyingParked(restoring: outer)
+        if word.compareExchange(expected: 1, desired: 0, ordering: .releasing).exchanged { return }
+        leaveApplyingParked()
     }
 
     @usableFromInline
-    func leaveApplyingParked(restoring outer: UnsafeRawPointer?) {
+    func leaveApplyingParked() {
         var deferred: [() -> Void] = []
         schedulingPoint("gate.leave.load")
         var current = word.load(ordering: .acquiring)
@@ -83,15 +78,13 @@ struct AsyncGate: ~Copyable, Sendable {
                 current = actual
                 continue
             }
+            let held = GateHeld()
             for op in Self.unpark(current & ~1) {
-                if let work = op.applyHoldingGate() { deferred.append(work) }
+                if let work = op.apply(holding: held) { deferred.append(work) }
             }
             schedulingPoint("gate.leave.reload")
             current = word.load(ordering: .acquiring)
         }
-        #if DEBUG
-        leaveIsolation(restoring: outer)
-        #endif
         for work in deferred { work() }
     }
 
@@ -118,8 +111,9 @@ class ParkedOp: @unchecked Sendable {
 
     @usableFromInline init() {}
 
-    /// Applies the operation (the gate is held) and returns what to do once it is left.
-    func applyHoldingGate() -> (() -> Void)? { nil }
+    /// Applies the operation, with the gate held by the thread leaving it (`held`), and returns
+    /// what to do once the gate is left.
+    func apply(holding held: borrowing GateHeld) -> (() -> Void)? { nil }
 }
 
 /// A parked value operation.
@@ -134,8 +128,8 @@ final class ParkedValueOp<Value: Sendable>: ParkedOp, @unchecked Sendable {
         self.op = op
     }
 
-    override func applyHoldingGate() -> (() -> Void)? {
-        let effects = core.applyHoldingGate(op)
+    override func apply(holding held: borrowing GateHeld) -> (() -> Void)? {
+        let effects = core.applyParked(op, holding: held)
         return { [core] in core.carryOut(effects) }
     }
 }
@@ -150,40 +144,25 @@ final class ParkedTreeOp: ParkedOp, @unchecked Sendable {
         self.op = op
     }
 
-    override func applyHoldingGate() -> (() -> Void)? {
-        let step = node.applyTreeHoldingGate(op)
+    override func apply(holding held: borrowing GateHeld) -> (() -> Void)? {
+        let step = node.applyParked(op, holding: held)
         if step == .nothing { return nil }
         return { [node] in node.continueTree(step) }
     }
 }
 
-/// A parked job of async code isolated to a state actor.
-final class ParkedJob: ParkedOp, @unchecked Sendable {
-    let node: any TreeHolder
-    let job: UnownedJob
-
-    init(_ node: any TreeHolder, _ job: UnownedJob) {
-        self.node = node
-        self.job = job
-    }
-
-    override func applyHoldingGate() -> (() -> Void)? {
-        node.runJobHoldingGate(job)
-        return nil
-    }
-}
-
-/// The parts of a state actor that a parked tree operation or job needs.
+/// The parts of a state actor that a parked tree operation needs.
 protocol TreeHolder: PromiseNode {
-    func applyTreeHoldingGate(_ op: TreeOp) -> TreeStep
+    /// Applies `op`, parked on this promise's gate, which `held` proves this thread holds.
+    func applyParked(_ op: TreeOp, holding held: borrowing GateHeld) -> TreeStep
+    /// Does what a parked tree operation left to do, once the gate is left.
     func continueTree(_ step: TreeStep)
-    func runJobHoldingGate(_ job: UnownedJob)
 }
 
-/// A gate entered by a caller that leaves it later, through another call: the thread's isolation
-/// record from before the entry, which the leave restores (debug builds keep the record).
-@usableFromInline
-struct GateEntry {
-    @usableFromInline let outer: UnsafeRawPointer?
-    @inlinable init(outer: UnsafeRawPointer?) { self.outer = outer }
+/// Proof that this thread holds a gate while it applies the operations parked on it: made only
+/// here, by the thread leaving the gate, and lent to each operation for the time it is applied.
+/// (The other way into a promise's state is entering its gate, which only `PromiseCore.swift`
+/// does; see ``StateActor``.)
+struct GateHeld: ~Copyable {
+    fileprivate init() {}
 }

@@ -291,7 +291,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func handedFailure<In: Sendable>(_ error: any Error, from _: In.Type) -> HandledFailure? {
         // A plain load, not the checker's scheduling point: what it reads decides only the trace.
         let isOwn = status.load(ordering: .acquiring).contains(.settled)
-            && machine.outcome.map { if case .failure(let own) = $0 { ErrorIdentity(own) == ErrorIdentity(error) } else { false } } ?? false
+            && publishedOutcome.map { if case .failure(let own) = $0 { ErrorIdentity(own) == ErrorIdentity(error) } else { false } } ?? false
         guard let trace = isOwn ? traceNode : withSource(In.self, { $0.traceNode }) else { return nil }
         return HandledFailure(error: error, trace: trace, handler: traceSite)
     }
@@ -301,7 +301,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @inlinable @inline(__always)
     nonisolated func outcomeForRun<In: Sendable>(_: In.Type) -> Outcome<In>? {
         guard !isSettled else { return nil }
-        return withSource(In.self) { $0.machine.outcome }
+        return withSource(In.self) { $0.publishedOutcome }
     }
 
     /// The outcome for a handler that observes errors (R5b): the parent's, or this promise's
@@ -313,7 +313,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         schedulingPoint("status.load")
         let status = status.load(ordering: .acquiring)
         guard status.contains(.settled), !status.contains(.cancelledAfterSource) else {
-            return withSource(In.self) { $0.machine.outcome }
+            return withSource(In.self) { $0.publishedOutcome }
         }
         guard case .failure(let error)? = settledOutcome else { return nil }
         return .failure(error)

@@ -108,7 +108,7 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
     @inlinable @inline(__always)
     final func receivedOutcome() -> Outcome<Value>? {
         guard let source else { return nil }
-        return source._withUnsafeGuaranteedRef { $0.machine.outcome }
+        return source._withUnsafeGuaranteedRef { $0.publishedOutcome }
     }
 
     /// Where the promise that delivered to this observer was made (debug builds), once it has.

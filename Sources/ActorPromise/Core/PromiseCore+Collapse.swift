@@ -50,38 +50,40 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Makes the promise that follows this one's follower follow this one instead, and hands the
     /// follower, which nothing else reaches any more, to `gone`. Returns whether it did.
     ///
-    /// The follower is reached through an unretained reference only, so that no reference of this
-    /// function's own counts against it. Safety: it stays alive throughout, held by the chain —
-    /// the adoptee of its follower and an observer of this promise, which change only under the
-    /// gates held here — until `relink` moves the last of those references into `gone`.
+    /// The follower is reached through an unretained reference only (`found`, captured by the
+    /// nested scopes as a plain value), so that no reference of this function's own counts
+    /// against it. Safety: it stays alive throughout, held by the chain — the adoptee of its
+    /// follower and an observer of this promise, which change only under the gates held here —
+    /// until the level's removal moves the last of those references into `gone`.
     @inlinable
     nonisolated func collapseOneFollower(_ gone: inout AnyObject?) -> Bool {
-        guard gate.tryEnter() else { return false }
-        let outerK = recordIsolation()
-        defer { gate.leave(restoring: outerK) }
-        guard machine.outcome == nil, let held = followerHoldingGate() else { return false }
-        // From here on unretained: the scan's reference is let go before anything is counted.
-        let found = Unmanaged.passUnretained(held)
-        _ = consume held
-        return found._withUnsafeGuaranteedRef { follower in
-            guard follower.gate.tryEnter() else { return false }
-            let outerF = follower.recordIsolation()
-            defer { follower.gate.leave(restoring: outerF) }
-            guard let next = follower.skippableFollower(following: self) else { return false }
-            guard next.gate.tryEnter() else { return false }
-            let outerR = next.recordIsolation()
-            defer { next.gate.leave(restoring: outerR) }
-            guard next.machine.outcome == nil, next.tree.adoptee.map({ $0 === follower }) ?? false else { return false }
-            return relink(follower, of: next, to: self, into: &gone)
-        }
+        withStateIfGateFree { machine, _ in
+            guard machine.outcome == nil, let held = follower(among: machine.observers) else { return false }
+            // From here on unretained: the scan's reference is let go before anything is counted.
+            let found = Unmanaged.passUnretained(held)
+            _ = consume held
+            return found._withUnsafeGuaranteedRef { follower in
+                follower.withStateIfGateFree { followerMachine, followerTree in
+                    guard let next = found._withUnsafeGuaranteedRef({ $0.skippableFollower(followerMachine, followerTree, following: self) })
+                    else { return false }
+                    return next.withStateIfGateFree { nextMachine, nextTree in
+                        guard nextMachine.outcome == nil,
+                              nextTree.adoptee.map({ $0 === found.takeUnretainedValue() }) ?? false else { return false }
+                        let level = CollapsibleLevel(promise: self, follower: found, next: next)
+                        return level.remove(
+                            observers: &machine.observers, follower: &followerMachine, &followerTree, next: &nextTree, into: &gone)
+                    } ?? false
+                } ?? false
+            }
+        } ?? false
     }
 
-    /// This promise's follower — an observer that is a promise of this type and follows this
-    /// one. With the gate held.
+    /// The promise among `observers` that follows this one — an observer that is a promise of this
+    /// type and follows this one. With the gate held.
     @inlinable
-    nonisolated func followerHoldingGate() -> PromiseCore<Value>? {
+    nonisolated func follower(among observers: borrowing ObserverList<Value>) -> PromiseCore<Value>? {
         var found: PromiseCore<Value>?
-        machine.observers.forEach { observer in
+        observers.forEach { observer in
             // The status bit first, so that other observers cost no lock.
             guard found == nil, observer.isFollowingPromise, let node = observer.promiseNode else { return }
             adoptionLock.lock()
@@ -94,196 +96,118 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         return found
     }
 
-    /// The one promise that follows this one, if this promise is a level it may skip: pending,
-    /// following `adoptee`, with no child, no dependent but that follower, and interest tracked,
-    /// so that the follower's cancel reaches `adoptee` the same way without it (R7). With the
-    /// gate held.
+    /// The one promise that follows this one, if this promise (its state `machine` and `tree`,
+    /// its gate held) is a level it may skip: pending, following `adoptee`, with no child, no
+    /// dependent but that follower, and interest tracked, so that the follower's cancel reaches
+    /// `adoptee` the same way without it (R7).
     @inlinable
-    nonisolated func skippableFollower(following adoptee: PromiseCore<Value>) -> PromiseCore<Value>? {
+    nonisolated func skippableFollower(
+        _ machine: borrowing PromiseStateMachine<Value>, _ tree: borrowing TreeState, following adoptee: PromiseCore<Value>
+    ) -> PromiseCore<Value>? {
         guard machine.outcome == nil, tracksInterest, tree.hasNoChildren, tree.dependents == 1,
               machine.observers.count == 1, tree.adoptee.map({ $0 === adoptee }) ?? false else { return nil }
-        return followerHoldingGate()
+        return follower(among: machine.observers)
+    }
+}
+
+/// One level of a recursive loop's chain of adoptions, as the collapse removes it, named as in the
+/// Architecture article: `promise` (the one that has just started following the next level), its
+/// follower `F`, the promise `R` that follows `F` (`next`), and `chain`: `F`, then its step `S`
+/// and the promises `S` derives from, each looked up once, as the walk up needs it (at most four).
+/// Every reference is unretained, so that none of the collapse's own counts against the
+/// references it counts. Safety: each is held by the chain while the collapse runs — `F` by `R`'s
+/// adoptee and `promise`'s observers, each ancestor by the `parent` of the one below it, which
+/// never changes while the promise lives — and `R` and `promise` by the collapse's caller.
+@usableFromInline
+struct CollapsibleLevel<Value: Sendable> {
+    @usableFromInline unowned(unsafe) let promise: PromiseCore<Value>
+    @usableFromInline let follower: Unmanaged<PromiseCore<Value>>
+    @usableFromInline unowned(unsafe) let next: PromiseCore<Value>
+
+    @inlinable
+    init(promise: PromiseCore<Value>, follower: Unmanaged<PromiseCore<Value>>, next: PromiseCore<Value>) {
+        self.promise = promise
+        self.follower = follower
+        self.next = next
     }
 
-    /// Moves `follower` out of the chain — `next` follows `adoptee` in its place — if nothing but
-    /// the chain holds it and its ancestors, and hands the chain's last reference to it to
-    /// `gone`; puts everything back otherwise. With the gates of the three held.
-    ///
-    /// The ancestors are the loop's step and, when the step was derived from another promise (a
-    /// `map` of a request, say), the promises it derives from, each held in its own parent's
-    /// children only because the level below was pending. Each is entered (tried), lets go of the
-    /// one below, and is counted; the walk stops at the first held by its child alone. Ancestors
-    /// are reached through calls that hold them only while they run, so that they can be counted
-    /// in between.
+    /// Moves `F` out of the chain — `R` follows `promise` in its place — if nothing but the chain
+    /// holds it and its ancestors, and hands the chain's last reference to it to `gone`; puts
+    /// everything back otherwise. With the gates of the three held: `promise`'s `observers`, `F`'s
+    /// state and `R`'s tree are theirs. (Each promise is used only for the call that names it, so
+    /// that no use holds `F` while it is counted.)
     @inlinable
-    nonisolated func relink(
-        _ follower: PromiseCore<Value>, of next: PromiseCore<Value>, to adoptee: PromiseCore<Value>,
-        into gone: inout AnyObject?
+    func remove(
+        observers: inout ObserverList<Value>, follower followerMachine: inout PromiseStateMachine<Value>,
+        _ followerTree: inout TreeState, next nextTree: inout TreeState, into gone: inout AnyObject?
     ) -> Bool {
         adoptionLock.lock()
         defer { adoptionLock.unlock() }
-        // The chain's references to `follower`: `next`'s adoptee (kept in `held`), `adoptee`'s
-        // observer and the parent's child (both let go).
-        var held: AnyObject? = next.tree.adoptee
-        next.tree.setAdopteeHoldingLock(adoptee)
-        guard adoptee.machine.observers.replace(follower, with: next) != nil else {
-            next.tree.setAdopteeHoldingLock(follower)
+        // The chain's references to `F`: `R`'s adoptee (kept in `reference`), `promise`'s
+        // observer and `S`'s child (both let go).
+        var reference: AnyObject? = nextTree.adoptee
+        nextTree.setAdopteeHoldingLock(promise)
+        guard follower._withUnsafeGuaranteedRef({ observers.replace($0, with: next) }) != nil else {
+            nextTree.setAdopteeHoldingLock(follower.takeUnretainedValue())
             return false
         }
-        // Up the ancestors (at most `AncestorGates.capacity`): the gate entry of the ancestor
-        // `depth` levels above `follower`, and whether the one below it was its child.
-        var entries = AncestorGates()
-        var collapsed = false
-        if follower.parent == nil {
-            collapsed = isKnownUniquelyReferenced(&held)
+        let chain = follower._withUnsafeGuaranteedRef { UnretainedNodes($0, parent: $0.parent) }
+        let collapsed = if chain.count == 1 {
+            isKnownUniquelyReferenced(&reference)
         } else {
-            while entries.count < AncestorGates.capacity, let entry = follower.ancestor(entries.count + 1)?.enterGateIfFree() {
-                let depth = entries.count + 1
-                // (No local holds the one below: a reference of the walk's own would count.)
-                entries.append(entry, detached: follower.ancestor(depth)!.detachChild(depth == 1 ? follower : follower.ancestor(depth - 1)!))
-                // The one below, now let go of by its parent, must be held by its own child alone:
-                // `follower` first (once nothing else reaches it, nothing else reads its parents).
-                if depth == 1 {
-                    guard isKnownUniquelyReferenced(&held) else { break }
-                } else {
-                    guard follower.holdsOnlyReferenceToAncestor(depth - 1) else { break }
-                }
-                if follower.holdsOnlyReferenceToAncestor(depth) { collapsed = true; break }
-                // Held elsewhere too: by its own parent's children only if it is settled with no
-                // child left and has a parent to let go of it; then one level up.
-                guard follower.ancestor(depth)!.isSettledWithoutChildren(), follower.ancestor(depth + 1) != nil else { break }
-            }
+            // Whether `S` is held by `F` alone, read here, where `F`'s type is known. Nothing can
+            // take a new reference to `S` meanwhile: that needs one to `S` already (then the
+            // count is not one), or `F`, which only the chain reaches — through the gates and the
+            // lock held here, and `S`'s children, which need `S`.
+            ancestorsLetGo(of: chain, stepHeldByFollowerAlone: follower._withUnsafeGuaranteedRef { $0.holdsOnlyReferenceToParent() },
+                           &reference)
         }
         guard collapsed else {
-            // Put back as it was, from the top.
-            for depth in stride(from: entries.count, through: 1, by: -1) {
-                if entries.detached(depth) {
-                    follower.ancestor(depth)!.attachChild(depth == 1 ? follower : follower.ancestor(depth - 1)!)
-                }
-                follower.ancestor(depth)!.leaveGate(entries.entry(depth))
-            }
-            _ = adoptee.machine.observers.replace(next, with: follower)
-            next.tree.setAdopteeHoldingLock(follower)
+            _ = observers.replace(next, with: follower.takeUnretainedValue())
+            nextTree.setAdopteeHoldingLock(follower.takeUnretainedValue())
             return false
         }
-        for depth in stride(from: entries.count, through: 1, by: -1) {
-            follower.ancestor(depth)!.leaveGate(entries.entry(depth))
-        }
-        // Nothing else reaches `follower` or its ancestors: `follower` lets go of what it held,
-        // and it is freed once the caller has left the gates, its ancestors with it.
-        _ = follower.machine.observers.take()
-        follower.tree.setAdopteeHoldingLock(nil)
-        gone = held.take()
+        // Nothing else reaches `F` or its ancestors: `F` lets go of what it held, and it is freed
+        // once the caller has left the gates, its ancestors with it.
+        _ = followerMachine.observers.take()
+        followerTree.setAdopteeHoldingLock(nil)
+        gone = reference.take()
         return true
     }
-
-    /// The promise `depth` levels above this one (1: its parent), if there is one.
-    @inlinable
-    nonisolated func ancestor(_ depth: Int) -> (any PromiseNode)? {
-        var node: (any PromiseNode)? = parent
-        for _ in 1..<max(depth, 1) { node = node?.parentNode }
-        return node
-    }
-
-    /// Whether the promise `depth` levels above this one is referenced only by the promise just
-    /// below it (its child, through `parent`).
-    @inlinable
-    nonisolated func holdsOnlyReferenceToAncestor(_ depth: Int) -> Bool {
-        depth == 1 ? holdsOnlyReferenceToParent() : ancestor(depth - 1)!.holdsOnlyReferenceToParent()
-    }
 }
 
-extension StateActor {
-    /// Whether this promise's reference to its parent is the only one (or it has none).
-    ///
-    /// The parent's address is read from `parent` (an existential whose first word is the object)
-    /// and counted through a local that holds no reference, so that neither the check nor a copy
-    /// of the parent counts against it. `parent` is only read: a handler that has just run reads
-    /// it too, on its own thread (`withSource`), and an `inout` access here, although it writes
-    /// nothing, raced with that read as ThreadSanitizer sees it — the ordering between the two is
-    /// that thread's release of this promise, inside the Swift runtime, which TSan does not see.
-    @usableFromInline
-    nonisolated func holdsOnlyReferenceToParent() -> Bool {
-        var object: UnsafeRawPointer? = withUnsafePointer(to: parent) { existential in
-            existential.withMemoryRebound(to: UnsafeRawPointer?.self, capacity: 1) { $0.pointee }
-        }
-        guard object != nil else { return true }
-        return withUnsafeMutablePointer(to: &object) { slot in
-            slot.withMemoryRebound(to: AnyObject?.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
-        }
-    }
-
-    /// Whether this promise is settled and holds no child, with the gate held.
-    @usableFromInline
-    nonisolated func isSettledWithoutChildren() -> Bool {
-        tree.isSettled && tree.hasNoChildren
-    }
-}
-
-extension StateActor {
-    /// Enters the gate if it is free, for ``collapseFollowers()``; `nil` if it is taken.
-    @usableFromInline
-    nonisolated func enterGateIfFree() -> GateEntry? {
-        guard gate.tryEnter() else { return nil }
-        return GateEntry(outer: recordIsolation())
-    }
-
-    /// Leaves the gate that ``enterGateIfFree()`` entered.
-    @usableFromInline
-    nonisolated func leaveGate(_ entry: GateEntry) {
-        gate.leave(restoring: entry.outer)
-    }
-
-    /// Removes `child` from the children, with the gate held; returns whether it was a child.
-    @usableFromInline
-    nonisolated func detachChild(_ child: any PromiseNode) -> Bool {
-        tree.removeChild(child)
-    }
-
-    /// Puts back a child that ``detachChild(_:)`` removed, with the gate held.
-    @usableFromInline
-    nonisolated func attachChild(_ child: any PromiseNode) {
-        tree.insertChild(child)
-    }
-}
-
-/// The gates a collapse holds up the ancestors of the level it collapses, and whether each let go
-/// of the promise below it: four at most, kept in place (an array allocated per iteration of a
-/// loop).
+/// Up the ancestors of `F` (`chain[1]`), `S` first (`chain[2]`, already in the chain, and counted
+/// already: `stepHeldByFollowerAlone`): each is entered (tried) and lets go of the one below it,
+/// and then counted. The one below must now be
+/// held by its own child alone (`F`, by `reference`); the level can go once an ancestor is held by
+/// the one below alone. An ancestor held elsewhere too — by its own parent's children only, if it
+/// is settled with no child left — passes the question one level up. If the level stays, each
+/// ancestor takes back the child it let go of, from the top; the gates are left as `gates` ends,
+/// from the top.
 @usableFromInline
-struct AncestorGates {
-    @usableFromInline static var capacity: Int { 4 }
-    @usableFromInline var entries: (GateEntry?, GateEntry?, GateEntry?, GateEntry?) = (nil, nil, nil, nil)
-    @usableFromInline var detachedBits: UInt8 = 0
-    @usableFromInline var count = 0
-
-    @inlinable init() {}
-
-    /// Records the entry of the ancestor one level above the last one.
-    @inlinable
-    mutating func append(_ entry: GateEntry, detached: Bool) {
-        switch count {
-        case 0: entries.0 = entry
-        case 1: entries.1 = entry
-        case 2: entries.2 = entry
-        default: entries.3 = entry
+func ancestorsLetGo(of chain: UnretainedNodes, stepHeldByFollowerAlone: Bool, _ reference: inout AnyObject?) -> Bool {
+    var gates = HeldGates(chain)
+    var detached: UInt8 = 0
+    var collapsed = false
+    while let letGo = gates.enterNext() {
+        // (No local holds a promise of the chain: a reference of the walk's own would count.)
+        let depth = gates.held + 1
+        if letGo { detached |= 1 << gates.held }
+        if depth == 2 {
+            guard isKnownUniquelyReferenced(&reference) else { break }
+        } else {
+            guard gates.chain[depth - 2].holdsOnlyReferenceToParent() else { break }
         }
-        if detached { detachedBits |= 1 << count }
-        count += 1
+        if depth == 2 ? stepHeldByFollowerAlone : gates.chain[depth - 1].holdsOnlyReferenceToParent() {
+            collapsed = true
+            break
+        }
+        guard gates.isSettledWithoutChildren(at: depth), gates.held < HeldGates.capacity, gates.chain.appendParent() else { break }
     }
-
-    /// The entry of the ancestor `depth` levels up (1 ... `count`).
-    @inlinable
-    func entry(_ depth: Int) -> GateEntry {
-        switch depth {
-        case 1: entries.0!
-        case 2: entries.1!
-        case 3: entries.2!
-        default: entries.3!
+    if !collapsed {
+        for index in stride(from: gates.held + 1, through: 2, by: -1) where detached & (1 << (index - 1)) != 0 {
+            gates.attachChild(at: index)
         }
     }
-
-    /// Whether the ancestor `depth` levels up let go of the promise below it.
-    @inlinable
-    func detached(_ depth: Int) -> Bool { detachedBits & (1 << (depth - 1)) != 0 }
+    return collapsed
 }

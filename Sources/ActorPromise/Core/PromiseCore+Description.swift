@@ -27,23 +27,15 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 
     /// The observers waiting and the children held, read under the gate; `nil` if it is taken.
     private nonisolated func waitingCounts() -> (observers: Int, children: Int)? {
-        readIfGateFree { ($0.observers.count, (tree.firstChild == nil ? 0 : 1) + (tree.rare?.moreChildren?.count ?? 0)) }
+        withStateIfGateFree { machine, tree in
+            (machine.observers.count, (tree.firstChild == nil ? 0 : 1) + (tree.rare?.moreChildren?.count ?? 0))
+        }
     }
 
     /// Whether `follower` is among this promise's observers as a promise that follows it, read
     /// under the gate; `nil` if another thread holds it. For tests that must know an adoption has
     /// been registered without observing the promise themselves.
     nonisolated func isFollowed(by follower: PromiseCore<Value>) -> Bool? {
-        readIfGateFree { machine in machine.observers.all.contains { $0 as AnyObject === follower } }
-    }
-
-    /// `read` of the state machine under the gate, for snapshots that must not wait: `nil` when
-    /// another thread holds the gate.
-    private nonisolated func readIfGateFree<Result>(_ read: (borrowing PromiseStateMachine<Value>) -> Result) -> Result? {
-        guard gate.tryEnter() else { return nil }
-        let outer = recordIsolation()
-        let result = read(machine)
-        gate.leave(restoring: outer)
-        return result
+        withStateIfGateFree { machine, _ in machine.observers.all.contains { $0 as AnyObject === follower } }
     }
 }

@@ -1,31 +1,54 @@
 import Synchronization
 
-/// The state of one promise, isolated to an actor.
+/// The state of one promise: the storage, and the scopes through which the rest of the library
+/// reaches it.
 ///
-/// The actor is its own serial executor, and that executor is an ``AsyncGate``: synchronous entry
-/// points (`then`, `fulfill`, `cancel`, …) enter the gate on the calling thread, mutate the state
-/// with the actor's isolation, and leave — no `Task`, no thread hop. A call that finds the gate
-/// taken parks its operation for the thread inside. In debug builds every operation proves its
-/// isolation with `assumeIsolated`, and `checkIsolated` answers from a thread-local record of
-/// which actor's gate this thread holds (never from thread identity), so the check is exact.
-/// Observers are called only after the gate is left.
+/// The state is guarded by an ``AsyncGate``, a non-blocking mutex that is also the actor's serial
+/// executor. Synchronous entry points (`then`, `fulfill`, `cancel`, …) enter the gate on the
+/// calling thread, change the state and leave — no `Task`, no thread hop. A call that finds the
+/// gate taken parks its operation for the thread inside. Observers are called only after the gate
+/// is left.
 ///
-/// The state has two halves. `machine` (generic: the outcome and the observers) is actor-isolated
-/// and reached from code specialized for `Value`. `tree` (non-generic: children, interest) is
-/// reached from tree walks that do not know `Value`, and is kept outside the generic layout so
-/// those walks run no generic code; it is guarded by the same gate.
+/// This file is the only one that names the state's fields (`guardedMachine`, `guardedTree`) or
+/// enters and leaves the gate; `scripts/layers.py` checks both. Everything else reaches the state
+/// through a scope that holds the gate for as long as it runs, and whose end leaves it:
+///
+/// - ``perform(_:)``: one operation of the value half, entered or parked (the common path);
+/// - ``performTree(_:)`` and ``performChildDone(_:)``: one operation of the tree half;
+/// - ``withStateIfGateFree(_:)``: the two halves lent `inout` to a closure, if the gate is free
+///   (the collapse, snapshots). Scopes nest: a collapse holds several gates, each left as its
+///   scope ends, innermost first;
+/// - ``HeldGates``: the gates of promises of unknown value types (the collapse's walk up a step's
+///   ancestors), entered one by one and left, from the last, when the value ends. The collapse
+///   counts references to those promises while it holds their gates, so it cannot reach them
+///   through a closure-taking scope, whose call would hold the promise it counts;
+/// - ``applyParked(_:holding:)``: an operation parked on the gate, applied by the thread leaving
+///   it, which proves that it holds the gate with a ``GateHeld`` that only the gate can make.
+///
+/// Debug builds record, per thread, the gates it holds, and check on entry to every scope that
+/// the runtime agrees (`assumeIsolated`, answered by `checkIsolated` from that record).
+///
+/// What the "actor" is: a promise's state with its own serial executor — the gate — entered
+/// synchronously. No async code ever runs isolated to it (it has no isolated members, so nothing
+/// is ever enqueued on it); the actor's executor exists so that the runtime's isolation checks
+/// can confirm, in debug builds, that the state is touched only with the gate held.
+///
+/// The state has two halves. `guardedMachine` (generic: the outcome and the observers) is reached
+/// from code specialized for `Value`. `guardedTree` (non-generic: children, interest) is reached
+/// from tree walks that do not know `Value`, and is kept outside the generic layout so those walks
+/// run no generic code.
 ///
 /// The library names it ``PromiseCore``: `Machine` is always `PromiseStateMachine<Value>`. It is
 /// a parameter of its own for the sake of `deinit`, which runs unspecialized: a field typed with
 /// one of the class's own parameters is destroyed through that parameter's metadata, which the
 /// object's class already holds, whereas a field typed `PromiseStateMachine<Value>` made every
-/// release look that type's metadata up in the runtime's cache. Members that touch `machine` live
-/// in extensions constrained to the one instantiation; the few protocol requirements that need it
-/// reach it through ``typed``.
+/// release look that type's metadata up in the runtime's cache. Members that touch the value half
+/// live in extensions constrained to the one instantiation; the few protocol requirements that
+/// need it reach it through ``typed``.
 @usableFromInline
 actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHolder {
     // Field order: every field of fixed size first (so the unspecialized `deinit` and `Runnable`
-    // requirements reach them at fixed offsets); `tree` and `machine` each end in their flags'
+    // requirements reach them at fixed offsets); the tree and the machine each end in their flags'
     // byte, and the small fields fill the tail, so that the object fits the smallest malloc
     // size class it can (memory per promise, in the Performance article).
     @usableFromInline nonisolated let gate = AsyncGate()
@@ -38,16 +61,13 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     /// their hook's closure waits in (see ``CoreHooks``). Not guarded by the gate: it has its own
     /// hand-over rule, written beside the type.
     @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var link: Link
-    /// Guarded by the gate (this actor's executor); exclusive access is therefore guaranteed and
-    /// the dynamic exclusivity check is switched off.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var tree: TreeState
-    /// The value half. It belongs to the actor and is only touched while the gate — the actor's
-    /// executor — is held; debug builds check that with `assumeIsolated` on every operation.
-    /// It is declared `nonisolated(unsafe)` only so that release builds reach it without the
-    /// runtime's isolation query and a function-type cast, which cost more than the operation
-    /// itself. The dynamic exclusivity check is off for the same reason:
-    /// the gate already guarantees exclusive access.
-    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var machine: Machine
+    /// The tree half. Touched only with the gate held, through this file's scopes; the gate
+    /// guarantees exclusive access, so the dynamic exclusivity check is off.
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var guardedTree: TreeState
+    /// The value half, as the tree half. `nonisolated(unsafe)` so that release builds reach it
+    /// without the runtime's isolation query and a function-type cast, which cost more than the
+    /// operation itself (debug builds make the query at every scope's entry).
+    @usableFromInline @exclusivity(unchecked) final nonisolated(unsafe) var guardedMachine: Machine
     /// Settled, cancelled, cancelled while pending: written under the gate, read without it. It
     /// also carries the flags set at creation (``tracksInterest``, ``observesCancellation``,
     /// ``runsInline``, which a promise that starts following another sets too), which every write
@@ -69,17 +89,17 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     /// Use the initializer of ``PromiseCore``, which takes a `PromiseStateMachine<Value>`.
     @inlinable
     init(
-        machine: consuming Machine, settled: Bool, tracksInterest: Bool, parent: (any PromiseNode)?,
+        machine: consuming Machine, settled: Bool, rejected: Bool, tracksInterest: Bool, parent: (any PromiseNode)?,
         link: consuming Link, observesCancellation: Bool, site: PromiseSite, rare: RareHandoff
     ) {
         let flags = TreeState.flags(
             isSettled: settled, tracksInterest: tracksInterest, observesCancellation: observesCancellation,
             runsInline: link.context.map { type(of: $0) == InlineContext.self } ?? false)
-        self.status = Atomic(PromiseStatus(rawValue: flags & TreeState.Flag.published))
+        self.status = Atomic(PromiseStatus(rawValue: flags.rawValue & TreeFlags.published.rawValue))
         self.parent = parent
         // A side object made already keeps the site for failure traces (release builds, R16).
-        self.tree = TreeState(flags: flags, rare: rare.take())
-        self.machine = machine
+        self.guardedTree = TreeState(flags: rejected ? flags.union(.rejected) : flags, rare: rare.take())
+        self.guardedMachine = machine
         self.link = link
         #if DEBUG
         self.site = site
@@ -91,8 +111,8 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     deinit {
         // A rejection no party took (R14): nobody ever registered as a dependent — every
         // observer does — so nobody handled it or passed it on. Non-generic state only; the
-        // outcome is read on that rare path alone.
-        if tree.isRejected, tree.dependents == 0 { reportUnhandled() }
+        // outcome is read on that rare path alone. (Nothing else holds the promise: no gate.)
+        if guardedTree.flags[.rejected], guardedTree.dependents == 0 { reportUnhandled() }
         guard parent != nil else { return }
         var slot: AnyObject? = parent.take()
         // A parent that others still hold (a fan-out's root, say) is not freed by this release,
@@ -107,7 +127,7 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     /// an abandonment (R14). Out of line: `deinit` runs unspecialized.
     @inline(never)
     nonisolated func reportUnhandled() {
-        guard case .failure(let error)? = typed.machine.outcome, !error.isCancellation,
+        guard case .failure(let error)? = typed.publishedOutcome, !error.isCancellation,
               (error as? PromiseError)?.code != .abandoned else { return }
         PromiseDiagnostics.reportUnhandled(UnhandledRejection(
             error: error, site: siteText ?? "an unrecorded site (sites are recorded in debug builds)",
@@ -128,11 +148,12 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     @usableFromInline
     nonisolated var unownedExecutor: UnownedSerialExecutor { asUnownedSerialExecutor() }
 
-    /// Jobs of async code isolated to this actor run on the global pool, each inside the gate.
+    /// Never called: the actor has no isolated members, so no job is ever isolated to it (see
+    /// above). A job that arrived all the same would run nowhere, so it stops the program rather
+    /// than be lost.
     @usableFromInline
     nonisolated func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        WorkerPool.global.submit(ClosureWorkItem { [self] in self.runJob(job) })
+        preconditionFailure("a job was enqueued on a promise's state actor, which runs none")
     }
 
     @inlinable
@@ -148,28 +169,61 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         precondition(isIsolated(to: identity), "not isolated to this promise's state actor")
     }
 
-    // MARK: Tree operations (no generic code: reached through `any PromiseNode`)
+    // MARK: Tree scopes (no generic code: reached through `any PromiseNode`)
 
     @usableFromInline
     nonisolated func performTree(_ op: TreeOp) -> TreeStep? {
         guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, op)) else { return nil }
-        let outer = recordIsolation()
-        let step = applyTreeHoldingGate(op)
-        gate.leave(restoring: outer)
+        beginInside()
+        let step = guardedTree.apply(op)
+        endInside()
+        gate.leave()
         return step
     }
 
     @usableFromInline
     nonisolated func performChildDone(_ child: borrowing any PromiseNode) -> TreeStep? {
         guard gate.tryEnter() || gate.enterOrPark(ParkedTreeOp(self, .childDone(copy child))) else { return nil }
-        let outer = recordIsolation()
-        let step = tree.childDone(child)
-        gate.leave(restoring: outer)
+        beginInside()
+        let step = guardedTree.childDone(child)
+        endInside()
+        gate.leave()
         return step
     }
 
-    nonisolated func applyTreeHoldingGate(_ op: TreeOp) -> TreeStep {
-        tree.apply(op)
+    nonisolated func applyParked(_ op: TreeOp, holding _: borrowing GateHeld) -> TreeStep {
+        beginInside()
+        defer { endInside() }
+        return guardedTree.apply(op)
+    }
+
+    @usableFromInline
+    nonisolated func enterGateIfFree(detaching child: any PromiseNode) -> Bool? {
+        guard gate.tryEnter() else { return nil }
+        beginInside()
+        return guardedTree.removeChild(child)
+    }
+
+    @usableFromInline
+    nonisolated func leaveGate() {
+        endInside()
+        gate.leave()
+    }
+
+    @usableFromInline
+    nonisolated func attachChildHoldingGate(_ child: any PromiseNode) {
+        #if DEBUG
+        assumeIsolated { _ in }
+        #endif
+        guardedTree.insertChild(child)
+    }
+
+    @usableFromInline
+    nonisolated func isSettledWithoutChildrenHoldingGate() -> Bool {
+        #if DEBUG
+        assumeIsolated { _ in }
+        #endif
+        return guardedTree.flags[.settled] && guardedTree.hasNoChildren
     }
 
     /// Does what a parked tree operation left to do, once the gate is left.
@@ -180,19 +234,6 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         case .reattachUpward: reattachUpward(from: self)
         case .cancelSelf: cancelTree(self, reason: nil, origin: tracesAreOn ? .lostInterest(PromiseSite()) : nil)
         }
-    }
-
-    nonisolated func runJobHoldingGate(_ job: UnownedJob) {
-        job.runSynchronously(on: unownedExecutor)
-    }
-
-    /// Runs a job of async code isolated to this actor inside the gate, or parks it for the
-    /// thread inside.
-    nonisolated func runJob(_ job: UnownedJob) {
-        guard gate.tryEnter() || gate.enterOrPark(ParkedJob(self, job)) else { return }
-        let outer = recordIsolation()
-        runJobHoldingGate(job)
-        gate.leave(restoring: outer)
     }
 }
 
@@ -211,37 +252,13 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         rare: RareHandoff = .none
     ) {
         let settled = machine.outcome != nil
+        let rejected = if case .failure? = machine.outcome { true } else { false }
         self.init(
-            machine: machine, settled: settled, tracksInterest: tracksInterest, parent: parent, link: link,
-            observesCancellation: observesCancellation, site: site, rare: rare)
+            machine: machine, settled: settled, rejected: rejected, tracksInterest: tracksInterest, parent: parent,
+            link: link, observesCancellation: observesCancellation, site: site, rare: rare)
     }
 
-    // MARK: Value operations (specialized at the call site)
-
-    /// Applies `op` to the state. Only called with the gate held, which is what makes this
-    /// thread the actor's executor for the moment.
-    @inlinable @inline(__always)
-    nonisolated func applyHoldingGate(_ op: consuming PromiseOp<Value>) -> PromiseEffects<Value> {
-        #if DEBUG
-        // Debug builds prove the isolation on every operation: the runtime asks
-        // `isIsolatingCurrentContext`, which answers from the thread's gate record.
-        assumeIsolated { _ in }
-        #endif
-        var hooks = CoreHooks(core: self)
-        let effects = machine.apply(op, tree: &tree, hooks: &hooks)
-        if effects.status != status.load(ordering: .relaxed) {
-            schedulingPoint("status.store")
-            status.store(effects.status, ordering: .releasing)
-        }
-        return effects
-    }
-
-    /// Starts the trace of a promise made rejected at `site` (R16), before it is shared. Out of
-    /// line: traces are on.
-    @usableFromInline
-    nonisolated func traceMadeRejected(at site: PromiseSite, cause: TraceCause) {
-        tree.recordTrace(TraceNode(cause: cause, site: site, isCancellation: false))
-    }
+    // MARK: Value scopes (specialized at the call site)
 
     /// Applies `op` now if the gate is free, or parks it for the thread inside.
     ///
@@ -254,16 +271,48 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         if !gate.tryEnter() {
             guard gate.enterOrPark(ParkedValueOp(self, copy op)) else { return nil }
         }
-        let outer = recordIsolation()
-        let effects = applyHoldingGate(op)
-        gate.leave(restoring: outer)
+        beginInside()
+        let effects = apply(op)
+        endInside()
+        gate.leave()
         return effects
     }
 
-    /// Applies `op` and carries out its effects.
+    /// Applies `op`, parked on the gate, which `held` proves this thread holds.
+    nonisolated func applyParked(_ op: PromiseOp<Value>, holding _: borrowing GateHeld) -> PromiseEffects<Value> {
+        beginInside()
+        defer { endInside() }
+        return apply(op)
+    }
+
+    /// The transition, with the gate held; publishes the status it leaves.
+    @inlinable @inline(__always)
+    nonisolated func apply(_ op: consuming PromiseOp<Value>) -> PromiseEffects<Value> {
+        #if DEBUG
+        // Debug builds prove the isolation on every operation: the runtime asks
+        // `isIsolatingCurrentContext`, which answers from the thread's record of held gates.
+        assumeIsolated { _ in }
+        #endif
+        var hooks = CoreHooks(core: self)
+        let effects = guardedMachine.apply(op, tree: &guardedTree, hooks: &hooks)
+        if effects.status != status.load(ordering: .relaxed) {
+            schedulingPoint("status.store")
+            status.store(effects.status, ordering: .releasing)
+        }
+        return effects
+    }
+
+    /// Lends the state — the value half and the tree half, `inout` — to `body` if the gate is
+    /// free, and leaves the gate when `body` returns; `nil` if another thread holds the gate.
+    /// `body` must not wait for another promise's gate (it may try one, as the collapse does).
     @inlinable
-    nonisolated func send(_ op: consuming PromiseOp<Value>) {
-        if let effects = perform(op) { carryOut(effects) }
+    nonisolated func withStateIfGateFree<Result>(_ body: (inout PromiseStateMachine<Value>, inout TreeState) -> Result) -> Result? {
+        guard gate.tryEnter() else { return nil }
+        beginInside()
+        let result = body(&guardedMachine, &guardedTree)
+        endInside()
+        gate.leave()
+        return result
     }
 
     /// Ends a delivery of observers (R2). In the common case — nobody registered an observer
@@ -274,25 +323,39 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         #if !DEBUG
         if gate.tryEnter() {
             // A mutating call works on the state in place (reading a field would copy it all).
-            let quiet = machine.endQuietDelivery()
-            gate.leave(restoring: nil)
+            let quiet = guardedMachine.endQuietDelivery()
+            gate.leave()
             if quiet { return }
         }
         #endif
         send(.endDelivery)
     }
 
+    /// Starts the trace of a promise made rejected at `site` (R16), before it is shared (so
+    /// without the gate). Out of line: traces are on.
+    @usableFromInline
+    nonisolated func traceMadeRejected(at site: PromiseSite, cause: TraceCause) {
+        guardedTree.recordTrace(TraceNode(cause: cause, site: site, isCancellation: false))
+    }
+
+    // MARK: Reads without the gate
+
     /// The outcome, once settled. Safe without the gate: the outcome is written once, before the
     /// settled bit is published with release ordering, and never changes afterwards.
     @inlinable
     nonisolated var settledOutcome: Outcome<Value>? {
         guard isSettled else { return nil }
-        return machine.outcome
+        return guardedMachine.outcome
     }
+
+    /// The outcome, read by a party that knows the promise has settled without asking the status:
+    /// an observer handed this promise's outcome (the hand-over orders the read after the
+    /// settlement), a derived promise reading its parent's in its run, `deinit`. Reads that one
+    /// field in place, never the whole state.
+    @inlinable
+    nonisolated var publishedOutcome: Outcome<Value>? { guardedMachine.outcome }
 }
 
-// Snapshots and the requirements of the tree's protocols: no value-typed state, or reached
-// through `typed`.
 extension StateActor {
     /// This actor as the one instantiation there is: `Machine` is `PromiseStateMachine<Value>`
     /// (see ``PromiseCore``). Free in specialized code: no check, no conversion. (In an
@@ -301,58 +364,50 @@ extension StateActor {
     @inlinable @inline(__always)
     nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
 
-    /// Debug builds record, per thread, which state actor's gate the thread holds, so that
-    /// `checkIsolated` is exact. Release builds make no isolation query, so they skip the record.
-    /// (In an extension: from the actor's body it was a call through the vtable on every operation.)
+    /// Begins the inside of this promise's gate, which the caller has just entered: debug builds
+    /// record the gate as held by this thread until ``endInside()``, and check that the runtime
+    /// agrees. Release builds make no isolation query, so they skip both. (No closure: a scope's
+    /// closure would capture the promise, and the collapse counts references to promises whose
+    /// gates it holds. In an extension: from the actor's body it was a call through the vtable.)
     @inlinable @inline(__always)
-    nonisolated func recordIsolation() -> UnsafeRawPointer? {
+    nonisolated func beginInside() {
         #if DEBUG
-        return enterIsolation(identity)
-        #else
-        return nil
+        enterIsolation(identity)
+        assumeIsolated { _ in }
         #endif
     }
 
-    // MARK: Snapshots
+    /// Ends what ``beginInside()`` began, before the gate is left.
+    @inlinable @inline(__always)
+    nonisolated func endInside() {
+        #if DEBUG
+        leaveIsolation(identity)
+        #endif
+    }
 
-    @inlinable nonisolated var isSettled: Bool {
-        schedulingPoint("status.settled")
-        return status.load(ordering: .acquiring).contains(.settled)
+    /// Reports this promise done to its parent, and on up while parents become done in turn.
+    /// The first hop reads the parent in place: this promise holds it for as long as it lives,
+    /// so no retain is needed (a fan-out reports every handler's child done to one root).
+    @inlinable
+    nonisolated func reportDone() {
+        guard parent != nil else { return }
+        // Not retained: this promise holds its parent until its `deinit`.
+        unowned(unsafe) let parent = parent!
+        let step = parent.performChildDone(self)
+        if step == .reportDone { reportDoneUpward(from: parent) }
     }
-    /// Whether the promise cancels itself once every dependent was cancelled (R7, B7). Fixed at
-    /// creation; derived promises take it from their parent.
-    @inlinable nonisolated var tracksInterest: Bool { status.load(ordering: .relaxed).contains(.tracksInterest) }
-    /// Whether this derived promise's handler observes errors, and so runs even when the promise
-    /// was cancelled while it waited (R5b); a value handler is skipped then. Fixed at creation.
-    @inlinable nonisolated var observesCancellation: Bool {
-        status.load(ordering: .relaxed).contains(.observesCancellation)
-    }
-    /// Whether this derived promise's handler runs on `.inline` (R2: such handlers take no part
-    /// in ordered delivery). Fixed at creation.
-    @inlinable nonisolated var runsInline: Bool { status.load(ordering: .relaxed).contains(.runsInline) }
-    @usableFromInline nonisolated var isPending: Bool { !isSettled }
-    @usableFromInline nonisolated var isCancelled: Bool {
-        schedulingPoint("status.cancelled")
-        return status.load(ordering: .acquiring).contains(.cancelled)
-    }
-    /// Whether the promise was cancelled while pending. Final once true, so safe to act on
-    /// without the gate.
-    @usableFromInline nonisolated var wasCancelledWhilePending: Bool {
-        schedulingPoint("status.cancelledWhilePending")
-        return status.load(ordering: .acquiring).contains(.cancelledWhilePending)
-    }
-    @usableFromInline nonisolated var parentNode: (any PromiseNode)? { parent }
+
     /// Safe with ``adoptionLock`` held: every write of the adoptee holds it too.
     /// Reads only the `rare` field of the tree (and the box's adoptee), never the whole tree, which
     /// the gate holder may be changing meanwhile. That is sound because the gate holder changes
-    /// the tree in place — `tree` is a stored property of this final class, so a mutating call
-    /// works on its address and never copies the struct out and back — and so touches `rare`'s
-    /// bytes only when it assigns `rare` itself, which it does under the lock.
-    @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { tree.rare?.adoptee }
+    /// the tree in place — `guardedTree` is a stored property of this final class, so a mutating
+    /// call works on its address and never copies the struct out and back — and so touches
+    /// `rare`'s bytes only when it assigns `rare` itself, which it does under the lock.
+    @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { guardedTree.rare?.adoptee }
 
     /// The path of this promise's failure (R16), read under ``adoptionLock``, as the adoptee is.
     @usableFromInline nonisolated var traceNode: TraceNode? {
-        adoptionLock.withLockUnscheduled { tree.rare?.trace }
+        adoptionLock.withLockUnscheduled { guardedTree.rare?.trace }
     }
 
     /// Where this promise was made, and by which operation (see ``PromiseNode/traceSite``).
@@ -360,25 +415,27 @@ extension StateActor {
         #if DEBUG
         site
         #else
-        adoptionLock.withLockUnscheduled { tree.rare?.site } ?? PromiseSite()
+        adoptionLock.withLockUnscheduled { guardedTree.rare?.site } ?? PromiseSite()
         #endif
     }
 
+    /// Whether this promise's reference to its parent is the only one (or it has none).
+    ///
+    /// The parent's address is read from `parent` (an existential whose first word is the object)
+    /// and counted through a local that holds no reference, so that neither the check nor a copy
+    /// of the parent counts against it. `parent` is only read: a handler that has just run reads
+    /// it too, on its own thread (`withSource`), and an `inout` access here, although it writes
+    /// nothing, raced with that read as ThreadSanitizer sees it — the ordering between the two is
+    /// that thread's release of this promise, inside the Swift runtime, which TSan does not see.
     @usableFromInline
-    nonisolated var anyOutcome: Outcome<any Sendable>? {
-        typed.settledOutcome.map { $0.map { $0 as any Sendable } }
-    }
-
-    /// Ends a delivery of observers (R2); see ``endDeliveryNow()``.
-    @inlinable
-    nonisolated func endDelivery() { typed.endDeliveryNow() }
-
-    /// Cancels this promise as one step of a cancel walk (see `forwardCancel`).
-    @usableFromInline
-    nonisolated func cancel(
-        reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
-    ) {
-        typed.cancelStep(reason: reason, origin: origin, forwardingInto: &work, then: &effects)
+    nonisolated func holdsOnlyReferenceToParent() -> Bool {
+        var object: UnsafeRawPointer? = withUnsafePointer(to: parent) { existential in
+            existential.withMemoryRebound(to: UnsafeRawPointer?.self, capacity: 1) { $0.pointee }
+        }
+        guard object != nil else { return true }
+        return withUnsafeMutablePointer(to: &object) { slot in
+            slot.withMemoryRebound(to: AnyObject?.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
+        }
     }
 }
 
@@ -422,360 +479,108 @@ struct CoreHooks<Value: Sendable>: HookStore {
     }
 }
 
-// MARK: - Entry points
-
-// The core's entry points: what the rest of the library asks of a promise's state, by name.
-// Operators, combinators, the resolver and the bridge call these; only the core builds a
-// `PromiseOp` and `send`s it. Parameters are `consuming`, as the operation's payloads are: taking
-// them borrowed would cost a retain and a release per call.
-extension StateActor where Machine == PromiseStateMachine<Value> {
-    /// Creates a derived promise: a pending child whose parent is this promise, with `link` (whose
-    /// task-local values the operator captured, R15), registered as this promise's observer and as
-    /// a dependent child (R2, R5, R7).
-    ///
-    /// - Parameters:
-    ///   - tracksInterest: The child's interest rule; `nil` takes this promise's.
-    ///   - observesCancellation: Whether the handler observes errors (see
-    ///     ``PromiseCore/observesCancellation``).
-    @inlinable @inline(__always)
-    nonisolated func derive<Out: Sendable>(
-        tracksInterest: Bool?, observesCancellation: Bool, site: PromiseSite, rare: RareHandoff,
-        link: consuming sending Link
-    ) -> PromiseCore<Out> {
-        let child = PromiseCore<Out>(
-            PromiseStateMachine(), tracksInterest: tracksInterest ?? self.tracksInterest, parent: self,
-            link: link, observesCancellation: observesCancellation, site: site, rare: rare)
-        send(.derive(child))
-        return child
-    }
-
-    /// Registers `observer`, which counts as a dependent that never stops waiting: an awaiter
-    /// (until its task is cancelled), a combinator's input observer, a blocking `wait`, an
-    /// adopting promise, a bridge callback.
-    @inlinable
-    nonisolated func observe(_ observer: consuming any OutcomeObserver) {
-        send(.observe(observer))
-    }
-
-    /// Adds a dependent with no observer: a party that takes every outcome without being called
-    /// (R14), or one that is about to walk away (``refuse()``).
-    @inlinable
-    nonisolated func addDependent() {
-        send(.addDependent)
-    }
-
-    /// Settles the promise; ignored if it is settled already (R1).
-    ///
-    /// - Parameter cause: How an error entered here, for its trace when it is not one this
-    ///   thread's handler was handed (which is carried on instead); read only while failure
-    ///   traces are on (R16).
-    @inlinable
-    nonisolated func settle(_ outcome: consuming Outcome<Value>, cause: TraceCause = .settled) {
-        // The tag first: a fulfilment, whose tag is known where it is made, pays nothing.
-        if case .failure(let error) = copy outcome, tracesAreOn { return reject(error, cause: cause) }
-        send(.settle(outcome))
-    }
-
-    /// Rejects the promise with `error` and its trace (R16). Out of line: traces are on.
-    /// (Specialized where it is called, but not inlined there: the traced path stays apart from
-    /// the common one.)
-    @inlinable @inline(never)
-    nonisolated func reject(_ error: any Error, cause: TraceCause) {
-        send(.reject(error, trace: trace(of: error, cause: cause)))
-    }
-
-    /// Settles the promise with `outcome`; a failure carries `trace` — the trace of the promise
-    /// it came from — on through this promise, named by `site` (R16): for a handler that passes
-    /// its parent's rejection on, and a combinator that hands an input's rejection to its result
-    /// (`zip input 2 of 3`, `retry attempt 3`). Without a trace, a failure's trace starts here.
-    /// Called while traces are on; specialized where it is called, not inlined there.
-    @inlinable @inline(never)
-    nonisolated func settle(_ outcome: Outcome<Value>, carryingOn trace: TraceNode?, as site: PromiseSite) {
-        guard case .failure(let error) = outcome else { return send(.settle(outcome)) }
-        send(.reject(error, trace: trace?.passing(through: site) ?? self.trace(of: error, cause: .settled)))
-    }
-
-    /// The trace of `error` as it reaches this promise: the trace of the failure this thread's
-    /// handler was handed, carried on, if it is that error; else a new trace that starts here.
-    @usableFromInline
-    nonisolated func trace(of error: any Error, cause: TraceCause) -> TraceNode {
-        let site = traceSite
-        if let handed = HandledFailure.current, ErrorIdentity(handed.error) == ErrorIdentity(error) {
-            return handed.trace.passing(through: site)
-        }
-        return TraceNode(cause: cause, site: site, isCancellation: error.isCancellation)
-    }
-
-    /// Rejects the promise as ``PromiseError/Code/abandoned``, naming its site (debug builds), and
-    /// reports it — unless it has settled or follows another promise by the time the operation
-    /// reaches the gate (R8). Called by a resolver's `deinit`.
-    @usableFromInline
-    nonisolated func abandon() {
-        let trace = tracesAreOn ? TraceNode(cause: .abandoned, site: traceSite, isCancellation: false) : nil
-        send(.abandon(PromiseError(.abandoned, site: siteText), trace: trace))
-    }
-
-    /// Registers `handler` to run once if the promise is cancelled while pending (R6).
-    @inlinable
-    nonisolated func addCancelHandler(_ handler: consuming @escaping @Sendable () -> Void) {
-        send(.onCancel(handler))
-    }
-}
-
-// MARK: - Carrying out what a transition decided, and the tree walks
-
-/// Carrying out effects, and the tree walks. Every walk is a loop over an explicit work list, so
-/// trees and chains of any depth are handled in constant stack.
-extension StateActor where Machine == PromiseStateMachine<Value> {
-    /// Carries out what a transition decided, with the gate already left.
-    @inlinable
-    nonisolated func carryOut(_ effects: consuming PromiseEffects<Value>) {
-        // The lazy body waits in the promise's hook store (see `CoreHooks`); the rare effects
-        // (cancellation, adoption) share one box: the common path tests a bit and the box once.
-        if effects.runsLazyBody { runLazyRunner() }
-        if effects.reportsAbandonment { reportAbandoned() }
-        let rare = effects.rare
-        if let rare {
-            if let cancellation = rare.cancellation {
-                if let handler = cancellation.handler { handler() }
-                if !cancellation.children.isEmpty { forwardCancel(to: cancellation.children, reason: cancellation.reason) }
-            }
-        }
-        // Moved out, not copied (a retain and a release per observer), and the closure
-        // captures only what it needs: capturing `effects` would copy all of it.
-        var observers = effects.observers.take()
-        if !observers.isEmpty {
-            let holdsDelivery = effects.holdsDelivery
-            if holdsDelivery, observers.count == 1 {
-                // One observer, off this thread (a delivery is held only for those): nothing runs
-                // inline here, so no drain loop is needed.
-                observers.deliver(from: self, holdsDelivery: true)
-            } else {
-                withInlineBatch { observers.deliver(from: self, holdsDelivery: holdsDelivery) }
-            }
-        }
-        if let rare {
-            if let adoption = rare.adoption { carryOut(adoption) }
-            if let cancellation = rare.cancellation {
-                if cancellation.parentLostInterest, let parent { loseInterest(parent, cause: lostInterestCause) }
-                if let adoptee = cancellation.adopteeLostInterest { loseInterest(adoptee, cause: lostInterestCause) }
-            }
-        }
-        if effects.reportDone { reportDone() }
-        if effects.reattach { reattachUpward(from: self) }
-    }
-
-    /// Runs the lazy link's runner, written with the promise where `Resolver` is known: it takes
-    /// the body from the hook store and runs it with a fresh resolver (R10). Out of line: rare,
-    /// and kept out of every transition's inlined `carryOut`.
-    @usableFromInline @inline(never)
-    nonisolated func runLazyRunner() {
-        if let runner = link.runner.take() { runner(self) }
-    }
-
-    /// Carries out what adoption decided: observing the source, or refusing it.
-    ///
-    /// The follower is its own observer of the source, as a derived promise is of its parent: its
-    /// handler has run (or it has none), so its link is free; the source hands it over to `.inline`
-    /// and its run takes the source's outcome (``PromiseOp/adopteeSettled``). Inlinable, so that
-    /// the runner is made where `Value` is known: it then captures nothing and allocates nothing.
-    @inlinable
-    nonisolated func carryOut(_ adoption: AdoptionEffects<Value>) {
-        if let source = adoption.subscribeTo {
-            // Safety: only the thread whose `follow` succeeded gets here, once; nothing else
-            // touches the link of a promise whose handler has run, or of one without a handler.
-            link.context = InlineContext.shared
-            link.runner = { follower in Link.promise(follower, as: Value.self).send(.adopteeSettled) }
-            source.observe(self)
-        }
-        if let unwanted = adoption.unwanted { unwanted.refuse() }
-    }
-
-    /// Tells this promise that a promise which would have followed it was cancelled first: it
-    /// gains and at once loses a dependent, so it cancels itself (and its work) unless somebody
-    /// else waits for it (R7, B7).
-    @usableFromInline
-    nonisolated func refuse() {
-        addDependent()
-        loseInterest(self, cause: lostInterestCause)
-    }
-
-    /// Cancels this promise and, through an explicit work list, every descendant (R5).
-    ///
-    /// - Parameter origin: Where the cancellation began, for its trace (R16).
-    @usableFromInline
-    nonisolated func cancel(reason: (any Error)?, origin: TraceCause? = nil) {
-        cancelTree(self, reason: reason, origin: origin)
-    }
-
-    /// One step of a cancel walk: cancels this promise, queues its children on `work` and its
-    /// effects on `effects`.
-    @usableFromInline
-    nonisolated func cancelStep(
-        reason: (any Error)?, origin: TraceCause?, forwardingInto work: inout [any PromiseNode], then effects: inout [() -> Void]
-    ) {
-        // A handler that observes outcomes reports its parent's settled outcome when the cancel
-        // comes after it (R1, B5): read before the cancel, so either order is a true one.
-        let afterSource = observesCancellation && parent.map { !$0.isPending } ?? false
-        let op: PromiseOp<Value> = if tracesAreOn {
-            .tracedCancel(TracedCancel(reason: reason, afterSource: afterSource, trace: cancellationTrace(origin: origin)))
-        } else {
-            .cancel(reason: reason, afterSource: afterSource)
-        }
-        guard var cancelled = perform(op) else { return }
-        if let cancellation = cancelled.cancellation, !cancellation.children.isEmpty {
-            work.append(contentsOf: cancellation.children)
-            cancelled.cancellation = cancellation.withoutChildren()
-        }
-        effects.append { self.carryOut(cancelled) }
-    }
-
-    /// The trace of a cancellation reaching this promise (R16): it begins here (`origin`), or it
-    /// came from the parent, whose own cancel ran first in the walk.
-    @usableFromInline
-    nonisolated func cancellationTrace(origin: TraceCause?) -> TraceNode {
-        let site = traceSite
-        if let origin { return TraceNode(cause: origin, site: site, isCancellation: true) }
-        if let parent, let inherited = parent.traceNode, inherited.isCancellation {
-            return inherited.passing(through: site)
-        }
-        return TraceNode(cause: .cancelled(PromiseSite()), site: site, isCancellation: true)
-    }
-
-    /// Hands the abandonment to ``PromiseDiagnostics`` (R8), before the observers learn of it.
-    /// Out of line: it is rare.
-    @usableFromInline
-    nonisolated func reportAbandoned() {
-        if case .failure(let error)? = settledOutcome, let error = error as? PromiseError, error.code == .abandoned {
-            PromiseDiagnostics.reportAbandoned(error)
-        }
-    }
-}
-
-extension StateActor {
-    /// This promise as the dependent whose cancellation made another lose interest (R16); `nil`
-    /// while traces are off. Out of line: it is read on cancellation paths only, which it must
-    /// not make too long to inline.
-    @usableFromInline
-    nonisolated var lostInterestCause: TraceCause? {
-        tracesAreOn ? .lostInterest(traceSite) : nil
-    }
-
-    /// Reports this promise done to its parent, and on up while parents become done in turn.
-    /// The first hop reads the parent in place: this promise holds it for as long as it lives,
-    /// so no retain is needed (a fan-out reports every handler's child done to one root).
-    @inlinable
-    nonisolated func reportDone() {
-        guard parent != nil else { return }
-        // Not retained: this promise holds its parent until its `deinit`.
-        unowned(unsafe) let parent = parent!
-        let step = parent.performChildDone(self)
-        if step == .reportDone { reportDoneUpward(from: parent) }
-    }
-}
-
-/// Cancels `node` and every descendant, with a work list instead of recursion.
-///
-/// - Parameter origin: Where the cancellation began, for its trace while traces are on (R16).
+/// The gates of a promise's ancestors (up to four, of unknown value types), entered one after
+/// another up the chain and left in the reverse order when the value ends (its `deinit`): the
+/// collapse's walk up a step's ancestors (see `PromiseCore+Collapse.swift`). `chain` is the
+/// promise the walk starts below (whose gate this value never enters) and its ancestors, found as
+/// the walk needs them. Each promise is reached only for the call that enters its gate or changes
+/// its tree, and is held by nothing of this value's own, so that the walk can count the references
+/// to it in between.
 @usableFromInline
-func cancelTree(_ node: any PromiseNode, reason: (any Error)?, origin: TraceCause? = nil) {
-    forwardCancel(to: [node], reason: reason, origin: origin)
-}
+struct HeldGates: ~Copyable {
+    @usableFromInline static var capacity: Int { 4 }
+    @usableFromInline var chain: UnretainedNodes
+    /// How many gates are held: those of `chain[2]` up to `chain[held + 1]`.
+    @usableFromInline var held = 0
 
-/// Cancels each of `nodes` and every descendant, with a work list instead of recursion.
-///
-/// Two phases: first every promise of the subtree is cancelled, then the effects are carried out
-/// (observers notified, `onCancel` handlers run). So no handler that observes the cancellation
-/// runs while part of the branch below it is still pending, and none can settle a promise that
-/// the walk is about to cancel: a cancelled branch stays cancelled whatever its handlers return
-/// (R5b).
-///
-/// Promises that lose their last interested dependent while the effects are carried out (the
-/// promise a cancelled one followed, and the one that promise followed, down a recursive loop of
-/// any depth) are cancelled by the outermost walk on this thread once its branch is done, in
-/// the order they lost it (see ``loseInterest(_:)``): the stack does not grow with the chain.
-@usableFromInline
-func forwardCancel(to nodes: [any PromiseNode], reason: (any Error)?, origin: TraceCause? = nil) {
-    let thread = ThreadState.current
-    let isOutermost = !thread.isWalkingCancels
-    thread.isWalkingCancels = true
-    cancelBranch(nodes, reason: reason, origin: origin)
-    guard isOutermost else { return }
-    var next = 0
-    while next < thread.cancelBacklog.count {
-        let entry = thread.cancelBacklog[next]
-        next += 1
-        if let node = entry as? any PromiseNode {
-            cancelBranch([node], reason: nil, origin: nil)
-        } else {
-            let traced = entry as! LostInterest
-            cancelBranch([traced.node], reason: nil, origin: traced.cause)
+    @usableFromInline init(_ chain: UnretainedNodes) { self.chain = chain }
+
+    /// Enters the gate of the next ancestor, `chain[held + 2]`, if it is free, and removes the
+    /// promise below it from its children; returns `nil` if it did not enter (or there is no next
+    /// ancestor), else whether the one below was its child.
+    @usableFromInline
+    mutating func enterNext() -> Bool? {
+        guard held + 2 <= chain.count, let detached = chain[held + 2].enterGateIfFree(detaching: chain[held + 1]) else {
+            return nil
+        }
+        held += 1
+        return detached
+    }
+
+    /// Puts back the child that ``enterNext()`` removed from `chain[index]`.
+    @usableFromInline
+    func attachChild(at index: Int) {
+        chain[index].attachChildHoldingGate(chain[index - 1])
+    }
+
+    /// Whether `chain[index]`, whose gate is held, is settled and holds no child.
+    @usableFromInline
+    func isSettledWithoutChildren(at index: Int) -> Bool {
+        chain[index].isSettledWithoutChildrenHoldingGate()
+    }
+
+    deinit {
+        var index = held + 1
+        while index > 1 {
+            chain[index].leaveGate()
+            index -= 1
         }
     }
-    thread.cancelBacklog.removeAll()
-    thread.isWalkingCancels = false
 }
 
-/// The two phases of ``forwardCancel(to:reason:)`` for one set of nodes.
-private func cancelBranch(_ nodes: [any PromiseNode], reason: (any Error)?, origin: TraceCause?) {
-    var work: [any PromiseNode] = []
-    var effects: [() -> Void] = []
-    // The promises the walk starts from take `origin`; their descendants carry their parent's
-    // trace on (R16).
-    for node in nodes.reversed() {
-        node.cancel(reason: reason, origin: origin, forwardingInto: &work, then: &effects)
-        while let next = work.popLast() { next.cancel(reason: reason, origin: nil, forwardingInto: &work, then: &effects) }
-    }
-    for carryOut in effects { carryOut() }
-}
-
-/// A promise a cancel walk must cancel next, with where its cancellation began (R16): queued
-/// on the walk's backlog instead of the bare promise while traces are on.
-private final class LostInterest {
-    let node: any PromiseNode
-    let cause: TraceCause
-
-    init(_ node: any PromiseNode, cause: TraceCause) {
-        self.node = node
-        self.cause = cause
-    }
-}
-
-/// Tells `node` that one of its dependents was cancelled; cancels it if that was its last
-/// interested dependent and it tracks interest (R7). Inside a cancel walk the cancel joins that
-/// walk's backlog (see ``forwardCancel(to:reason:)``).
-///
-/// - Parameter cause: Where the cancellation began, for its trace while traces are on (R16): the
-///   dependent that let go.
+/// A promise and up to four of its ancestors, held by nothing of this value's own: for walks that
+/// count the references to the promises they visit (the collapse). Indexed from 1: the promise,
+/// its parent, and so on; each looked up once, when the walk first needs it. Safety: the walk keeps each alive otherwise — it holds the first (or the
+/// chain does), and a promise holds its parent for as long as it lives.
 @usableFromInline
-func loseInterest(_ node: any PromiseNode, cause: TraceCause?) {
-    guard node.performTree(.dependentCancelled) == .cancelSelf else { return }
-    let thread = ThreadState.current
-    if thread.isWalkingCancels {
-        if let cause {
-            thread.cancelBacklog.append(LostInterest(node, cause: cause))
-        } else {
-            thread.cancelBacklog.append(node)
+struct UnretainedNodes {
+    @usableFromInline static var capacity: Int { 5 }
+    @usableFromInline unowned(unsafe) var first: (any PromiseNode)?
+    @usableFromInline unowned(unsafe) var second: (any PromiseNode)?
+    @usableFromInline unowned(unsafe) var third: (any PromiseNode)?
+    @usableFromInline unowned(unsafe) var fourth: (any PromiseNode)?
+    @usableFromInline unowned(unsafe) var fifth: (any PromiseNode)?
+    @usableFromInline var count = 0
+
+    /// `node` and its `parent`, if it has one; ``appendParent()`` adds the parents above, one at
+    /// a time, as a walk needs them.
+    @inlinable
+    init(_ node: any PromiseNode, parent: (any PromiseNode)?) {
+        first = node
+        second = parent
+        count = parent == nil ? 1 : 2
+    }
+
+    /// Adds the parent of the last promise, if it has one and there is room; returns whether it
+    /// did. (The parent is held only while this call runs: a walk counts references in between.)
+    @usableFromInline
+    mutating func appendParent() -> Bool {
+        guard count < Self.capacity, let parent = self[count].parentNode else { return false }
+        append(parent)
+        return true
+    }
+
+    @usableFromInline
+    mutating func append(_ node: any PromiseNode) {
+        switch count {
+        case 0: first = node
+        case 1: second = node
+        case 2: third = node
+        case 3: fourth = node
+        default: fifth = node
         }
-    } else {
-        cancelTree(node, reason: nil, origin: cause)
+        count += 1
     }
-}
 
-/// Reports `node` done to its parent, and so on up while parents become done in turn.
-@usableFromInline
-func reportDoneUpward(from node: any PromiseNode) {
-    var child = node
-    while let parent = child.parentNode, parent.performChildDone(child) == .reportDone {
-        child = parent
-    }
-}
-
-/// Registers `node` with its parent again after it had been done, and so on up.
-@usableFromInline
-func reattachUpward(from node: any PromiseNode) {
-    var child = node
-    while let parent = child.parentNode, parent.performTree(.reattach(child)) == .reattachUpward {
-        child = parent
+    /// The `index`-th promise (1 ... `count`).
+    @usableFromInline
+    subscript(index: Int) -> any PromiseNode {
+        switch index {
+        case 1: first.unsafelyUnwrapped
+        case 2: second.unsafelyUnwrapped
+        case 3: third.unsafelyUnwrapped
+        case 4: fourth.unsafelyUnwrapped
+        default: fifth.unsafelyUnwrapped
+        }
     }
 }

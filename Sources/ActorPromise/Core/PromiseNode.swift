@@ -39,18 +39,19 @@ protocol PromiseNode: OutcomeObserver {
     /// Where this promise sits in its parent's ``ChildSet``: a hint, written and read only by the
     /// thread that holds the parent's gate.
     var slotInParent: UInt32 { get set }
-    /// Enters the gate if it is free (collapsing a chain of adoptions); `nil` if it is taken.
-    func enterGateIfFree() -> GateEntry?
-    /// Leaves the gate ``enterGateIfFree()`` entered.
-    func leaveGate(_ entry: GateEntry)
-    /// Removes `child` from the children, with the gate held; returns whether it was a child.
-    func detachChild(_ child: any PromiseNode) -> Bool
-    /// Puts back a child that ``detachChild(_:)`` removed, with the gate held.
-    func attachChild(_ child: any PromiseNode)
+    /// Enters the gate if it is free and removes `child` from the children; for ``HeldGates``
+    /// alone, which leaves the gate when it ends. Returns `nil` if the gate is taken, else whether
+    /// `child` was a child.
+    func enterGateIfFree(detaching child: any PromiseNode) -> Bool?
+    /// Leaves the gate ``enterGateIfFree()`` entered; for ``HeldGates`` alone.
+    func leaveGate()
+    /// Puts back a child that ``detachChildHoldingGate(_:)`` removed, with the gate held by a
+    /// ``HeldGates``.
+    func attachChildHoldingGate(_ child: any PromiseNode)
+    /// Whether this promise is settled and holds no child, with the gate held by a ``HeldGates``.
+    func isSettledWithoutChildrenHoldingGate() -> Bool
     /// Whether this promise's reference to its parent is the only one (or it has none).
     func holdsOnlyReferenceToParent() -> Bool
-    /// Whether this promise is settled and holds no child, with the gate held.
-    func isSettledWithoutChildren() -> Bool
 }
 
 /// Operations on the non-generic half of a promise's state.

@@ -31,62 +31,21 @@ struct PromiseStateMachine<Value: Sendable> {
     // bytes for an `Int` promise).
     @usableFromInline var observers = ObserverList<Value>()
     @usableFromInline var outcome: Outcome<Value>?
-    /// The hook (bits 0–1) and four flags in one byte (see ``flags`` accessors below);
-    /// `cancelledWhilePending` and `cancelledAfterSource` sit at ``PromiseStatus``'s bits for them.
-    @usableFromInline var flags: FlagByte
+    /// The hook (bits 0–1) and five flags in one byte (see ``MachineFlags``);
+    /// `flags[.cancelledWhilePending]`, `flags[.cancelledAfterSource]` and `following` sit at ``PromiseStatus``'s
+    /// bits for them.
+    @usableFromInline var flags: MachineFlags
 
     @inlinable
     init(outcome: Outcome<Value>? = nil, hook: Hook = .none) {
         self.outcome = outcome
-        self.flags = FlagByte(hook.rawValue)
+        self.flags = MachineFlags(rawValue: hook.rawValue)
     }
-
-    @inlinable static var hookMask: UInt8 { 3 }
-    @inlinable static var cancelledWhilePendingFlag: UInt8 { PromiseStatus.cancelledWhilePending.rawValue }
-    @inlinable static var deliveringFlag: UInt8 { 8 }
-    @inlinable static var orderedObserverFlag: UInt8 { 16 }
-    @inlinable static var cancelledAfterSourceFlag: UInt8 { PromiseStatus.cancelledAfterSource.rawValue }
-    @inlinable static var followingFlag: UInt8 { PromiseStatus.following.rawValue }
-    /// The flags published in the status, at its bit positions.
-    @inlinable static var publishedFlags: UInt8 { cancelledWhilePendingFlag | cancelledAfterSourceFlag | followingFlag }
 
     /// What the promise does at a moment of its life other than settling (see ``Hook``).
     @inlinable var hook: Hook {
-        get { Hook(rawValue: flags.bits & Self.hookMask)! }
-        set { flags.bits = flags.bits & ~Self.hookMask | newValue.rawValue }
-    }
-
-    /// Whether a cancellation found the promise pending (R6).
-    @inlinable var cancelledWhilePending: Bool {
-        get { flags.contains(Self.cancelledWhilePendingFlag) }
-        set { flags.set(Self.cancelledWhilePendingFlag, to: newValue) }
-    }
-
-    /// Whether the promise, pending, follows another (see ``PromiseStatus/following``).
-    @inlinable var isFollowing: Bool {
-        get { flags.contains(Self.followingFlag) }
-        set { flags.set(Self.followingFlag, to: newValue) }
-    }
-
-    /// Whether the cancellation that found the promise pending came after the promise it derives
-    /// from had settled (see ``PromiseStatus/cancelledAfterSource``).
-    @inlinable var cancelledAfterSource: Bool {
-        get { flags.contains(Self.cancelledAfterSourceFlag) }
-        set { flags.set(Self.cancelledAfterSourceFlag, to: newValue) }
-    }
-
-    /// Whether a delivery of observers on non-inline contexts is under way (R2). Observers
-    /// registered after settlement wait in `observers` until it ends.
-    @inlinable var isDelivering: Bool {
-        get { flags.contains(Self.deliveringFlag) }
-        set { flags.set(Self.deliveringFlag, to: newValue) }
-    }
-
-    /// Whether an observer waiting in `observers` for the outcome runs on a context other than
-    /// `.inline`: settling then starts an ordered delivery (R2).
-    @inlinable var hasOrderedObserver: Bool {
-        get { flags.contains(Self.orderedObserverFlag) }
-        set { flags.set(Self.orderedObserverFlag, to: newValue) }
+        get { Hook(rawValue: flags.rawValue & MachineFlags.hookBits)! }
+        set { flags.rawValue = flags.rawValue & ~MachineFlags.hookBits | newValue.rawValue }
     }
 
     @inlinable
@@ -109,7 +68,7 @@ struct PromiseStateMachine<Value: Sendable> {
         }
         // The tree's flags and this one sit at the status's bit positions.
         effects.status = PromiseStatus(
-            rawValue: tree.flags.bits & TreeState.Flag.published | flags.bits & Self.publishedFlags)
+            rawValue: tree.flags.rawValue & TreeFlags.published.rawValue | flags.rawValue & MachineFlags.published.rawValue)
         return effects
     }
 
@@ -120,13 +79,13 @@ struct PromiseStateMachine<Value: Sendable> {
         var effects = PromiseEffects<Value>()
         guard self.outcome == nil else { return effects }
         self.outcome = outcome
-        if case .failure = outcome { tree.isRejected = true }
+        if case .failure = outcome { tree.flags[.rejected] = true }
         effects.settled = true
         effects.observers = observers.take()
-        isDelivering = hasOrderedObserver
-        hasOrderedObserver = false
-        effects.holdsDelivery = isDelivering
-        isFollowing = false
+        flags[.delivering] = flags[.orderedObserver]
+        flags[.orderedObserver] = false
+        effects.holdsDelivery = flags[.delivering]
+        flags[.following] = false
         if hook != .none {
             hook = .none
             hooks.drop()
@@ -171,16 +130,16 @@ struct PromiseStateMachine<Value: Sendable> {
         if outcome != nil {
             if observer.runsInline {
                 effects.observers.append(observer)
-            } else if isDelivering {
+            } else if flags[.delivering] {
                 // Behind the delivery under way: it hands this one out when it ends (R2).
                 observers.append(observer)
             } else {
-                isDelivering = true
+                flags[.delivering] = true
                 effects.holdsDelivery = true
                 effects.observers.append(observer)
             }
         } else {
-            if !observer.runsInline { hasOrderedObserver = true }
+            if !observer.runsInline { flags[.orderedObserver] = true }
             observers.append(observer)
             if hook == .lazy {
                 // The body stays in the store for `carryOut` to take: nothing else reaches the
@@ -209,7 +168,7 @@ struct PromiseStateMachine<Value: Sendable> {
     ) -> PromiseEffects<Value> {
         var effects = PromiseEffects<Value>()
         guard outcome == nil else {
-            if cancelledWhilePending { effects.adoption = AdoptionEffects(unwanted: source) }
+            if flags[.cancelledWhilePending] { effects.adoption = AdoptionEffects(unwanted: source) }
             return effects
         }
         if let length = tree.startFollowing(source, follower: follower) {
@@ -217,8 +176,8 @@ struct PromiseStateMachine<Value: Sendable> {
         }
         // The follower observes its source itself, inline (see `settleFromAdoptee`): it has no
         // handler left to run on a context, so it takes no part in ordered deliveries (R2).
-        tree.runsInline = true
-        isFollowing = true
+        tree.flags[.runsInline] = true
+        flags[.following] = true
         effects.adoption = AdoptionEffects(subscribeTo: source)
         return effects
     }
@@ -232,7 +191,7 @@ struct PromiseStateMachine<Value: Sendable> {
             return PromiseEffects()
         }
         let effects = settle(outcome, tree: &tree, hooks: &hooks)
-        if tracesAreOn, tree.isRejected, let trace = hooks.traceFollowing(adoptee) { tree.recordTrace(trace) }
+        if tracesAreOn, tree.flags[.rejected], let trace = hooks.traceFollowing(adoptee) { tree.recordTrace(trace) }
         return effects
     }
 
@@ -240,7 +199,7 @@ struct PromiseStateMachine<Value: Sendable> {
     @inlinable
     mutating func endQuietDelivery() -> Bool {
         guard observers.isEmpty else { return false }
-        isDelivering = false
+        flags[.delivering] = false
         return true
     }
 
@@ -274,8 +233,8 @@ struct PromiseStateMachine<Value: Sendable> {
         }
         let handler: (@Sendable () -> Void)? = if hook == .onCancel { hooks.take(as: CancelHandler.self)?.run } else { nil }
         var effects = settle(.failure(PromiseError.cancelled(reason: reason)), tree: &tree, hooks: &hooks)
-        cancelledWhilePending = true
-        cancelledAfterSource = afterSource
+        flags[.cancelledWhilePending] = true
+        flags[.cancelledAfterSource] = afterSource
         effects.cancellation = CancelEffects(
             children: children, reason: reason, handler: handler, parentLostInterest: true, adopteeLostInterest: adoptee)
         return effects
@@ -297,7 +256,7 @@ struct PromiseStateMachine<Value: Sendable> {
             assert(hook != .lazy, "a lazy promise's resolver is made after its body left the store")
             hook = .onCancel
             hooks.put(ErasedClosure(CancelHandler(handler)))
-        } else if cancelledWhilePending {
+        } else if flags[.cancelledWhilePending] {
             effects.cancellation = CancelEffects(handler: handler)
         }
         return effects

@@ -40,20 +40,71 @@ struct PromiseStatus: OptionSet, AtomicRepresentable, Sendable {
     }
 }
 
-/// A few `Bool`s of a promise's state packed into one byte, each flag a bit mask: the tree state
-/// and the state machine each keep one, so that the state actor stays within one malloc size class.
+/// The flags of the tree half, in one byte (see ``TreeState/flags``). The first five sit at
+/// ``PromiseStatus``'s bit positions, so that the status is a mask of this byte and of
+/// ``MachineFlags``; `StateMachineTests` checks that they match.
 @usableFromInline
-struct FlagByte: Sendable {
-    @usableFromInline var bits: UInt8
+struct TreeFlags: OptionSet, Sendable {
+    @usableFromInline var rawValue: UInt8
 
-    @inlinable init(_ bits: UInt8) { self.bits = bits }
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    /// Whether any bit of `flag` is set.
-    @inlinable func contains(_ flag: UInt8) -> Bool { bits & flag != 0 }
+    @inlinable static var settled: TreeFlags { TreeFlags(rawValue: PromiseStatus.settled.rawValue) }
+    @inlinable static var cancelled: TreeFlags { TreeFlags(rawValue: PromiseStatus.cancelled.rawValue) }
+    /// The promise cancels itself once every dependent was cancelled (R7). Fixed at creation.
+    @inlinable static var tracksInterest: TreeFlags { TreeFlags(rawValue: PromiseStatus.tracksInterest.rawValue) }
+    @inlinable static var observesCancellation: TreeFlags { TreeFlags(rawValue: PromiseStatus.observesCancellation.rawValue) }
+    /// The promise, as an observer, runs on `.inline`: set at creation for a derived promise whose
+    /// handler runs there, and when the promise starts following another, which it observes inline.
+    @inlinable static var runsInline: TreeFlags { TreeFlags(rawValue: PromiseStatus.runsInline.rawValue) }
+    /// Settled, and no child pending: reported to the parent, which then lets go of this node.
+    @inlinable static var done: TreeFlags { TreeFlags(rawValue: 64) }
+    /// The outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept in
+    /// non-generic state because `deinit` runs unspecialized, where even an atomic load pays a
+    /// run-time conformance look-up.
+    @inlinable static var rejected: TreeFlags { TreeFlags(rawValue: 128) }
+    /// The flags the state actor publishes in its status.
+    @inlinable static var published: TreeFlags { TreeFlags(rawValue: 1 | 2 | 8 | 16 | 32) }
+}
 
-    /// Sets or clears the bits of `flag`.
+/// The flags of the value half, in one byte with its hook (see ``PromiseStateMachine/flags``);
+/// three sit at ``PromiseStatus``'s bit positions and are published as they are.
+@usableFromInline
+struct MachineFlags: OptionSet, Sendable {
+    @usableFromInline var rawValue: UInt8
+
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Bits 0–1 hold the hook (``PromiseStateMachine/Hook``), not flags.
+    @inlinable static var hookBits: UInt8 { 3 }
+    /// A cancellation found the promise pending (R6).
+    @inlinable static var cancelledWhilePending: MachineFlags { MachineFlags(rawValue: PromiseStatus.cancelledWhilePending.rawValue) }
+    /// A delivery of observers on non-inline contexts is under way (R2): observers registered
+    /// after settlement wait in `observers` until it ends.
+    @inlinable static var delivering: MachineFlags { MachineFlags(rawValue: 8) }
+    /// An observer waiting for the outcome runs on a context other than `.inline`: settling then
+    /// starts an ordered delivery (R2).
+    @inlinable static var orderedObserver: MachineFlags { MachineFlags(rawValue: 16) }
+    /// The cancellation that found the promise pending came after the promise it derives from
+    /// had settled (see ``PromiseStatus/cancelledAfterSource``).
+    @inlinable static var cancelledAfterSource: MachineFlags { MachineFlags(rawValue: PromiseStatus.cancelledAfterSource.rawValue) }
+    /// Pending and following another promise (see ``PromiseStatus/following``).
+    @inlinable static var following: MachineFlags { MachineFlags(rawValue: PromiseStatus.following.rawValue) }
+    /// The flags published in the status, at its bit positions.
+    @inlinable static var published: MachineFlags {
+        MachineFlags(rawValue: PromiseStatus.cancelledWhilePending.rawValue | PromiseStatus.cancelledAfterSource.rawValue
+            | PromiseStatus.following.rawValue)
+    }
+}
+
+extension OptionSet where Element == Self {
+    /// Whether `flag` is set; setting it to `true` or `false` inserts or removes it. The one
+    /// accessor of every flag of ``TreeFlags`` and ``MachineFlags``.
     @inlinable
-    mutating func set(_ flag: UInt8, to on: Bool) {
-        bits = on ? bits | flag : bits & ~flag
+    subscript(flag: Self) -> Bool {
+        get { contains(flag) }
+        set {
+            if newValue { insert(flag) } else { remove(flag) }
+        }
     }
 }

@@ -20,26 +20,11 @@ struct TreeState {
     /// read `rare?.adoptee` under that lock.
     @usableFromInline var rare: RareTreeState?
     @usableFromInline var dependents: UInt32 = 0
-    /// Seven flags in one byte (see ``Flag``), at the bit positions ``PromiseStatus`` gives them,
-    /// so that the status the state actor publishes is a mask of this byte and one bit of the
+    /// Seven flags in one byte (see ``TreeFlags``), at the bit positions ``PromiseStatus`` gives
+    /// them, so that the status the state actor publishes is a mask of this byte and one of the
     /// state machine's. One byte instead of seven keeps the state actor within one malloc size
     /// class (memory per promise).
-    @usableFromInline var flags: FlagByte
-
-    /// The bits of ``flags``. The first five are ``PromiseStatus``'s (`StateMachineTests` checks
-    /// that they match); 4 is the state machine's `cancelledWhilePending`.
-    @usableFromInline
-    enum Flag {
-        @inlinable static var settled: UInt8 { 1 }
-        @inlinable static var cancelled: UInt8 { 2 }
-        @inlinable static var tracksInterest: UInt8 { 8 }
-        @inlinable static var observesCancellation: UInt8 { 16 }
-        @inlinable static var runsInline: UInt8 { 32 }
-        @inlinable static var done: UInt8 { 64 }
-        @inlinable static var rejected: UInt8 { 128 }
-        /// The bits the state actor publishes in its status.
-        @inlinable static var published: UInt8 { settled | cancelled | tracksInterest | observesCancellation | runsInline }
-    }
+    @usableFromInline var flags: TreeFlags
 
     @inlinable
     init(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool = false, runsInline: Bool = false) {
@@ -49,56 +34,23 @@ struct TreeState {
     }
 
     /// A tree state with no children and these flags (see ``flags(isSettled:tracksInterest:observesCancellation:runsInline:)``).
-    @inlinable init(flags: UInt8) { self.flags = FlagByte(flags) }
+    @inlinable init(flags: TreeFlags) { self.flags = flags }
 
     /// A tree state with these flags and a side object made already (see
     /// ``RareTreeState/keeping(site:)``).
-    @inlinable init(flags: UInt8, rare: RareTreeState?) {
-        self.flags = FlagByte(flags)
+    @inlinable init(flags: TreeFlags, rare: RareTreeState?) {
+        self.flags = flags
         self.rare = rare
     }
 
     /// The flags of a new promise.
     @inlinable
-    static func flags(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool, runsInline: Bool) -> UInt8 {
-        (isSettled ? Flag.settled | Flag.done : 0) | (tracksInterest ? Flag.tracksInterest : 0)
-            | (observesCancellation ? Flag.observesCancellation : 0) | (runsInline ? Flag.runsInline : 0)
+    static func flags(isSettled: Bool, tracksInterest: Bool, observesCancellation: Bool, runsInline: Bool) -> TreeFlags {
+        TreeFlags(rawValue: (isSettled ? TreeFlags.settled.rawValue | TreeFlags.done.rawValue : 0)
+            | (tracksInterest ? TreeFlags.tracksInterest.rawValue : 0)
+            | (observesCancellation ? TreeFlags.observesCancellation.rawValue : 0)
+            | (runsInline ? TreeFlags.runsInline.rawValue : 0))
     }
-
-    @inlinable var isSettled: Bool {
-        get { flags.contains(Flag.settled) }
-        set { flags.set(Flag.settled, to: newValue) }
-    }
-
-    /// Settled, and no child pending: reported to the parent, which then lets go of this node.
-    @inlinable var isDone: Bool {
-        get { flags.contains(Flag.done) }
-        set { flags.set(Flag.done, to: newValue) }
-    }
-
-    @inlinable var isCancelled: Bool {
-        get { flags.contains(Flag.cancelled) }
-        set { flags.set(Flag.cancelled, to: newValue) }
-    }
-
-    /// Whether the outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept
-    /// here, in non-generic state, because `deinit` runs unspecialized, where even an atomic load
-    /// pays a run-time conformance look-up.
-    @inlinable var isRejected: Bool {
-        get { flags.contains(Flag.rejected) }
-        set { flags.set(Flag.rejected, to: newValue) }
-    }
-
-    /// Whether the promise, as an observer, runs on `.inline`: set at creation for a derived
-    /// promise whose handler runs there, and when the promise starts following another, which it
-    /// observes inline.
-    @inlinable var runsInline: Bool {
-        get { flags.contains(Flag.runsInline) }
-        set { flags.set(Flag.runsInline, to: newValue) }
-    }
-
-    /// Whether the promise cancels itself once every dependent was cancelled (R7). Fixed.
-    @inlinable var tracksInterest: Bool { flags.contains(Flag.tracksInterest) }
 
     /// The promise this one follows, while it follows one. Read it here only with the gate held;
     /// other threads use `rare?.adoptee` under ``adoptionLock``.
@@ -183,8 +135,8 @@ struct TreeState {
         if dependent { dependents += 1 }
         guard let child else { return false }
         insertChild(child)
-        guard isDone else { return false }
-        isDone = false
+        guard flags[.done] else { return false }
+        flags[.done] = false
         return true
     }
 
@@ -214,10 +166,10 @@ struct TreeState {
     /// the state machine's `settle`, is the one place that calls it, on every promise's path.
     @inlinable @inline(__always)
     mutating func settle() -> Bool {
-        isSettled = true
+        flags[.settled] = true
         if adoptee != nil { clearAdoptee() }
-        guard hasNoChildren, !isDone else { return false }
-        isDone = true
+        guard hasNoChildren, !flags[.done] else { return false }
+        flags[.done] = true
         return true
     }
 
@@ -240,7 +192,7 @@ struct TreeState {
             // Counted only while it can still matter: a settled promise stays settled, and one
             // that does not track interest never will (so a combinator that lets go of its
             // settled inputs makes no side object).
-            guard tracksInterest, !isSettled else { return .nothing }
+            guard flags[.tracksInterest], !flags[.settled] else { return .nothing }
             let rare = adoptionLock.withLock { rareHoldingLock() }
             rare.cancelledDependents += 1
             return rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
@@ -261,8 +213,8 @@ struct TreeState {
             adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
             return .nothing
         }
-        guard isSettled, hasNoChildren, !isDone else { return .nothing }
-        isDone = true
+        guard flags[.settled], hasNoChildren, !flags[.done] else { return .nothing }
+        flags[.done] = true
         return .reportDone
     }
 
@@ -275,8 +227,8 @@ struct TreeState {
     /// Marks the node cancelled. Returns the children to forward to, or `nil` if it had been
     /// cancelled before (a second `cancel` does nothing).
     mutating func cancel() -> [any PromiseNode]? {
-        guard !isCancelled else { return nil }
-        isCancelled = true
+        guard !flags[.cancelled] else { return nil }
+        flags[.cancelled] = true
         return allChildren
     }
 }

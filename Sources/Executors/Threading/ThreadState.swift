@@ -23,8 +23,9 @@ package final class ThreadState {
     @exclusivity(unchecked) package var pool: ObjectIdentifier?
     /// A continuation submitted by the running job to this thread's own pool.
     @exclusivity(unchecked) package var nextSlot: (any Runnable)?
-    /// Identity of the state actor whose gate this thread holds, if any.
-    @exclusivity(unchecked) package var isolation: UnsafeRawPointer?
+    /// Identities of the state actors whose gates this thread holds, innermost last (debug
+    /// builds: a collapse holds several at once).
+    @exclusivity(unchecked) package var heldGates: [UnsafeRawPointer] = []
     /// Identity of the serial executor running a job on this thread, if any.
     @exclusivity(unchecked) package var runningExecutor: UnsafeRawPointer?
     @exclusivity(unchecked) private var graveyard: [AnyObject] = []
@@ -130,25 +131,23 @@ package func withInlineBatch(_ body: () -> Void) {
     ThreadState.withCurrent { $0.batchingInline(body) }
 }
 
-/// Records that this thread now holds the gate of the state actor `identity`; returns the
-/// previous record, to hand back to ``leaveIsolation(restoring:)``.
+/// Records that this thread now holds the gate of the state actor `identity` (debug builds).
 @usableFromInline
-package func enterIsolation(_ identity: UnsafeRawPointer) -> UnsafeRawPointer? {
-    let thread = ThreadState.current
-    let outer = thread.isolation
-    thread.isolation = identity
-    return outer
+package func enterIsolation(_ identity: UnsafeRawPointer) {
+    ThreadState.current.heldGates.append(identity)
 }
 
-/// Restores the record replaced by ``enterIsolation(_:)``.
+/// Records that this thread has left the gate of the state actor `identity`, the innermost one
+/// it held: gates are left in the reverse order of their entry, as nested scopes end.
 @usableFromInline
-package func leaveIsolation(restoring outer: UnsafeRawPointer?) {
-    ThreadState.current.isolation = outer
+package func leaveIsolation(_ identity: UnsafeRawPointer) {
+    let left = ThreadState.current.heldGates.popLast()
+    assert(left == identity, "a gate left out of order")
 }
 
 /// Whether this thread holds the gate of the state actor `identity`.
 package func isIsolated(to identity: UnsafeRawPointer) -> Bool {
-    ThreadState.current.isolation == identity
+    ThreadState.current.heldGates.contains(identity)
 }
 
 private let threadStateKey: pthread_key_t = {
