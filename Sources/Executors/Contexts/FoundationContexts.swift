@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 import Foundation
 
@@ -56,44 +57,39 @@ extension OperationQueue: ExecutionContext {
     /// (`cancelAllOperations()`), the item is cancelled instead of run: a handler's promise is
     /// rejected with `PromiseError.cancelled`.
     public func submit(_ item: any Runnable) {
-        addOperation(ItemOperation(item, queue: self))
+        let run = ItemRun(item)
+        let operation = BlockOperation()
+        // A serial queue is held while the item runs: name it, so that a blocking wait inside
+        // refuses. On a wider queue other operations run beside this one, and a wait may block.
+        // (The queue is held strongly, as a pending `DispatchQueue` block keeps its queue: the
+        // cycle queue → operation → queue ends when the operation leaves the queue. The
+        // operation is held `unowned`: the block is stored in it, and Foundation runs the block
+        // through it.)
+        operation.addExecutionBlock { [unowned operation, self] in
+            guard !operation.isCancelled else { return }
+            run.started.store(true, ordering: .releasing)
+            if maxConcurrentOperationCount == 1 {
+                ThreadState.current.running(self) { run.item.run() }
+            } else {
+                run.item.run()
+            }
+        }
+        // Foundation calls the completion block once the operation finished, whether it ran or was
+        // cancelled first.
+        operation.completionBlock = {
+            if !run.started.load(ordering: .acquiring) { run.item.cancelWhileQueued() }
+        }
+        addOperation(operation)
     }
 }
 
-/// An operation that runs a work item, or cancels it if the operation never started.
-private final class ItemOperation: Operation, @unchecked Sendable {
-    // Safety: `item` and `queue` are immutable; `started` is written by `main()` and read by the
-    // completion block, which Foundation runs after `main()` has returned (or after the operation
-    // finished without starting).
-    private let item: any Runnable
-    /// Held strongly: `main()` names it as the running context (for `wait()`'s diagnosis), which
-    /// needs it alive. The cycle queue → operation → queue ends when the operation leaves the
-    /// queue, as a pending `DispatchQueue` block keeps its queue too.
-    private let queue: OperationQueue
-    private var started = false
+/// A work item on its way through an `OperationQueue`, and whether its operation started it (the
+/// completion block, which runs either way, cancels an item that never started).
+private final class ItemRun: Sendable {
+    let item: any Runnable
+    let started = Atomic<Bool>(false)
 
-    init(_ item: any Runnable, queue: OperationQueue) {
-        self.item = item
-        self.queue = queue
-        super.init()
-        // `unowned(unsafe)`: the block is stored in this operation and Foundation calls it through
-        // the operation, which it holds while doing so; a strong capture would be a cycle.
-        completionBlock = { [unowned(unsafe) self] in
-            if !self.started { self.item.cancelWhileQueued() }
-        }
-    }
-
-    override func main() {
-        guard !isCancelled else { return }
-        started = true
-        // A serial queue is held while the item runs: name it, so that a blocking wait inside
-        // refuses. On a wider queue other operations run beside this one, and a wait may block.
-        if queue.maxConcurrentOperationCount == 1 {
-            ThreadState.current.running(queue) { item.run() }
-        } else {
-            item.run()
-        }
-    }
+    init(_ item: any Runnable) { self.item = item }
 }
 
 /// A Foundation `RunLoop` as a handler context: handlers run on the loop's thread, in submission

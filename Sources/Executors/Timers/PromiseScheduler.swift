@@ -25,28 +25,43 @@ extension PromiseScheduler where Self == TimerThread {
 /// The action's closure is released as soon as it has run or been cancelled, and a cancelled
 /// action leaves its scheduler's queue at once (L2): a timer whose promise settled early holds no
 /// memory until its deadline.
-public final class ScheduledAction: @unchecked Sendable {
-    // Safety (`@unchecked Sendable`): `state` is atomic, and the one caller that moves it away from
-    // pending (`fire` or `cancel`) is the only one to touch `action` after `init`. `queue` and
-    // `task` are written by the scheduler before it hands the action out, and only the winning
-    // `cancel` reads them afterwards. `queueIndex` belongs to
-    // the queue and is guarded by its lock.
+public final class ScheduledAction: Sendable {
+    /// Where the action is: it leaves `pending` once, to `started` (``fire()``) or `cancelled`;
+    /// the caller that moves it takes the action, and only a winning ``cancel()`` uses the rest.
     private let state = Atomic<State>(.pending)
-    @exclusivity(unchecked) private var action: (@Sendable () -> Void)?
-    /// The queue to leave when cancelled.
-    package weak var queue: (any ScheduledActionQueue)?
-    /// The sleeping task to cancel when cancelled (``ClockScheduler``).
-    @exclusivity(unchecked) package var task: Task<Void, Never>?
-    /// The action's place in `queue`, kept by the queue under its lock.
-    @exclusivity(unchecked) package var queueIndex = -1
+    private let parts: Mutex<Parts>
+    /// The action's place in `queue`, kept by the queue under its own lock (which orders every
+    /// access: relaxed).
+    package let queueIndex = Atomic<Int>(-1)
 
-    /// Where the action is: it leaves `pending` once, to `started` (``fire()``) or `cancelled`.
+    /// Where the action is (see `state`).
     private enum State: UInt8, AtomicRepresentable {
         case pending, started, cancelled
     }
 
+    /// The action, and what the scheduler sets before it hands the action out.
+    private struct Parts {
+        var action: (@Sendable () -> Void)?
+        /// The queue to leave when cancelled.
+        weak var queue: (any ScheduledActionQueue)?
+        /// The sleeping task to cancel when cancelled (``ClockScheduler``).
+        var task: Task<Void, Never>?
+    }
+
     /// Creates a handle for `action`. Schedulers call ``fire()`` when it is due.
-    public init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    public init(_ action: @escaping @Sendable () -> Void) { parts = Mutex(Parts(action: action)) }
+
+    /// The queue the action leaves when cancelled; set by its scheduler before it hands the action out.
+    package var queue: (any ScheduledActionQueue)? {
+        get { parts.withLock { $0.queue } }
+        set { parts.withLock { $0.queue = newValue } }
+    }
+
+    /// The sleeping task a cancel also cancels; set by ``ClockScheduler``.
+    package var task: Task<Void, Never>? {
+        get { parts.withLock { $0.task } }
+        set { parts.withLock { $0.task = newValue } }
+    }
 
     /// Cancels the action if it has not started; returns whether it had not.
     ///
@@ -57,10 +72,12 @@ public final class ScheduledAction: @unchecked Sendable {
         guard state.compareExchange(expected: .pending, desired: .cancelled, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
-        action = nil
+        // Taken out under the lock, let go of after it: releasing the closure may run code that
+        // cancels this action again.
+        let (action, queue, task) = parts.withLock { ($0.action.take(), $0.queue, $0.task.take()) }
+        _ = consume action
         queue?.remove(self)
         task?.cancel()
-        task = nil
         return true
     }
 
@@ -76,8 +93,7 @@ public final class ScheduledAction: @unchecked Sendable {
         guard state.compareExchange(expected: .pending, desired: .started, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
-        let runnable = action
-        action = nil
+        let runnable = parts.withLock { $0.action.take() }
         runnable?()
     }
 }

@@ -82,20 +82,20 @@ struct TimerHeap: Sendable {
 
     /// Removes `action` if it is still queued.
     mutating func remove(_ action: ScheduledAction) {
-        let index = action.queueIndex
+        let index = action.queueIndex.load(ordering: .relaxed)
         guard index >= 0, index < heap.count, heap[index].action === action else { return }
         remove(at: index)
     }
 
     private mutating func place(_ entry: Entry, at index: Int) {
         heap[index] = entry
-        entry.action.queueIndex = index
+        entry.action.queueIndex.store(index, ordering: .relaxed)
     }
 
     @discardableResult
     private mutating func remove(at index: Int) -> Entry {
         let removed = heap[index]
-        removed.action.queueIndex = -1
+        removed.action.queueIndex.store(-1, ordering: .relaxed)
         let last = heap.removeLast()
         if index < heap.count {
             place(last, at: index)
