@@ -25,8 +25,9 @@ import Synchronization
 /// - ``applyParked(_:holding:)``: an operation parked on the gate, applied by the thread leaving
 ///   it, which proves that it holds the gate with a ``GateHeld`` that only the gate can make.
 ///
-/// Debug builds record, per thread, the gates it holds, and check on entry to every scope that
-/// the runtime agrees (`assumeIsolated`, answered by `checkIsolated` from that record).
+/// Debug builds record, per thread, the gates it holds; every value transition, every parked
+/// operation and every call that claims a gate another scope holds checks that the runtime agrees
+/// (`assumeIsolated`, answered by `isIsolatingCurrentContext` from that record).
 ///
 /// What the "actor" is: a promise's state with its own serial executor — the gate — entered
 /// synchronously. No async code ever runs isolated to it (it has no isolated members, so nothing
@@ -365,15 +366,16 @@ extension StateActor {
     nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
 
     /// Begins the inside of this promise's gate, which the caller has just entered: debug builds
-    /// record the gate as held by this thread until ``endInside()``, and check that the runtime
-    /// agrees. Release builds make no isolation query, so they skip both. (No closure: a scope's
-    /// closure would capture the promise, and the collapse counts references to promises whose
-    /// gates it holds. In an extension: from the actor's body it was a call through the vtable.)
+    /// record the gate as held by this thread until ``endInside()``, so that the runtime's
+    /// isolation checks — every value transition makes one (``apply(_:)``), and so does every
+    /// call that claims a gate some other scope holds — find it. Release builds make no isolation
+    /// query, so they keep no record. (No closure: a scope's closure would capture the promise,
+    /// and the collapse counts references to promises whose gates it holds. In an extension: from
+    /// the actor's body it was a call through the vtable.)
     @inlinable @inline(__always)
     nonisolated func beginInside() {
         #if DEBUG
         enterIsolation(identity)
-        assumeIsolated { _ in }
         #endif
     }
 

@@ -23,9 +23,11 @@ package final class ThreadState {
     @exclusivity(unchecked) package var pool: ObjectIdentifier?
     /// A continuation submitted by the running job to this thread's own pool.
     @exclusivity(unchecked) package var nextSlot: (any Runnable)?
-    /// Identities of the state actors whose gates this thread holds, innermost last (debug
-    /// builds: a collapse holds several at once).
-    @exclusivity(unchecked) package var heldGates: [UnsafeRawPointer] = []
+    /// Identity of the state actor whose gate this thread entered last and still holds (debug
+    /// builds), and those of the gates it holds besides, innermost last: a collapse holds several
+    /// at once; every other operation, one.
+    @exclusivity(unchecked) package var innermostGate: UnsafeRawPointer?
+    @exclusivity(unchecked) package var outerGates: [UnsafeRawPointer] = []
     /// Identity of the serial executor running a job on this thread, if any.
     @exclusivity(unchecked) package var runningExecutor: UnsafeRawPointer?
     @exclusivity(unchecked) private var graveyard: [AnyObject] = []
@@ -134,20 +136,24 @@ package func withInlineBatch(_ body: () -> Void) {
 /// Records that this thread now holds the gate of the state actor `identity` (debug builds).
 @usableFromInline
 package func enterIsolation(_ identity: UnsafeRawPointer) {
-    ThreadState.current.heldGates.append(identity)
+    let thread = ThreadState.current
+    if let held = thread.innermostGate { thread.outerGates.append(held) }
+    thread.innermostGate = identity
 }
 
 /// Records that this thread has left the gate of the state actor `identity`, the innermost one
 /// it held: gates are left in the reverse order of their entry, as nested scopes end.
 @usableFromInline
 package func leaveIsolation(_ identity: UnsafeRawPointer) {
-    let left = ThreadState.current.heldGates.popLast()
-    assert(left == identity, "a gate left out of order")
+    let thread = ThreadState.current
+    assert(thread.innermostGate == identity, "a gate left out of order")
+    thread.innermostGate = thread.outerGates.popLast()
 }
 
 /// Whether this thread holds the gate of the state actor `identity`.
 package func isIsolated(to identity: UnsafeRawPointer) -> Bool {
-    ThreadState.current.heldGates.contains(identity)
+    let thread = ThreadState.current
+    return thread.innermostGate == identity || thread.outerGates.contains(identity)
 }
 
 private let threadStateKey: pthread_key_t = {
