@@ -195,6 +195,9 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
     nonisolated func applyParked(_ op: TreeOp, holding _: borrowing GateHeld) -> TreeStep {
         beginInside()
         defer { endInside() }
+        #if DEBUG
+        assumeIsolated { _ in }
+        #endif
         return guardedTree.apply(op)
     }
 
