@@ -19,8 +19,7 @@ counted and reported beside them (not failed).
 
 And it checks that a promise's state is reached only through its scopes: the state's fields
 (`guardedMachine`, `guardedTree`), the gate's entry and exit (and the requirements through which
-`HeldGates` enters and leaves other promises' gates) and the scope's view (`HeldState`'s
-initializer) are named in the storage file and the gate's file only (GATED below), anywhere in
+`HeldGates` enters and leaves other promises' gates) are named in the storage file and the gate's file only (GATED below), anywhere in
 the sources and tests. (The compiler cannot check it: code inlined into other modules may name
 only internal declarations, and the core's operations must be inlined to be specialized.)
 
@@ -93,7 +92,7 @@ def top_level_names(text):
     return names
 
 # Names that only the gate's file and the state's storage file may use.
-GATED = re.compile(r"\bguardedMachine\b|\bguardedTree\b|\btryEnter\(|\benterOrPark\(|\bgate\.leave\(|\bHeldState\(entered|"
+GATED = re.compile(r"\bguardedMachine\b|\bguardedTree\b|\btryEnter\(|\benterOrPark\(|\bgate\.leave\(|"
                    r"(?<!func )\b(?:enterGateIfFree|leaveGate|attachChildHoldingGate|isSettledWithoutChildrenHoldingGate)\(")
 GATE_FILES = {"Sources/ActorPromise/Core/AsyncGate.swift", "Sources/ActorPromise/Core/PromiseCore.swift"}
 

@@ -202,7 +202,8 @@ func ancestorsLetGo(of chain: UnretainedNodes, stepHeldByFollowerAlone: Bool, _ 
             collapsed = true
             break
         }
-        guard gates.isSettledWithoutChildren(at: depth), gates.held < HeldGates.capacity, gates.chain.appendParent() else { break }
+        // (The chain's capacity bounds the climb: four ancestors.)
+        guard gates.isSettledWithoutChildren(at: depth), gates.chain.appendParent() else { break }
     }
     if !collapsed {
         for index in stride(from: gates.held + 1, through: 2, by: -1) where detached & (1 << (index - 1)) != 0 {

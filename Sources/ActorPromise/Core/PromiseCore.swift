@@ -493,7 +493,6 @@ struct CoreHooks<Value: Sendable>: HookStore {
 /// to it in between.
 @usableFromInline
 struct HeldGates: ~Copyable {
-    @usableFromInline static var capacity: Int { 4 }
     @usableFromInline var chain: UnretainedNodes
     /// How many gates are held: those of `chain[2]` up to `chain[held + 1]`.
     @usableFromInline var held = 0

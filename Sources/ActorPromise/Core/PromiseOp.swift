@@ -95,23 +95,19 @@ struct PromiseEffects<Value: Sendable> {
     }
 
     /// Whether this transition settled the promise.
-    @inlinable var settled: Bool { get { work.contains(.settled) } set { set(.settled, newValue) } }
+    @inlinable var settled: Bool { get { work[.settled] } set { work[.settled] = newValue } }
     /// Whether the promise is done: its parent no longer needs to know it.
-    @inlinable var reportDone: Bool { get { work.contains(.reportDone) } set { set(.reportDone, newValue) } }
+    @inlinable var reportDone: Bool { get { work[.reportDone] } set { work[.reportDone] = newValue } }
     /// Whether the promise must register with its parent again.
-    @inlinable var reattach: Bool { get { work.contains(.reattach) } set { set(.reattach, newValue) } }
+    @inlinable var reattach: Bool { get { work[.reattach] } set { work[.reattach] = newValue } }
     /// The observers are a delivery that must end with `.endDelivery` (R2).
-    @inlinable var holdsDelivery: Bool { get { work.contains(.holdsDelivery) } set { set(.holdsDelivery, newValue) } }
+    @inlinable var holdsDelivery: Bool { get { work[.holdsDelivery] } set { work[.holdsDelivery] = newValue } }
     /// Whether the lazy body is to run, handed out with the first observer (R10). It waits in the
     /// promise's hook store, where `carryOut` takes it: it travels in no box.
-    @inlinable var runsLazyBody: Bool { get { work.contains(.lazyBody) } set { set(.lazyBody, newValue) } }
+    @inlinable var runsLazyBody: Bool { get { work[.lazyBody] } set { work[.lazyBody] = newValue } }
 
     /// Whether the transition abandoned the promise, which `carryOut` reports (R8).
-    @inlinable var reportsAbandonment: Bool { get { work.contains(.abandoned) } set { set(.abandoned, newValue) } }
-
-    @inlinable mutating func set(_ item: Work, _ on: Bool) {
-        work = Work(rawValue: on ? work.rawValue | item.rawValue : work.rawValue & ~item.rawValue)
-    }
+    @inlinable var reportsAbandonment: Bool { get { work[.abandoned] } set { work[.abandoned] = newValue } }
 
     @inlinable init() {}
 

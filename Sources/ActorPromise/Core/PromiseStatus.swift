@@ -99,7 +99,8 @@ struct MachineFlags: OptionSet, Sendable {
 
 extension OptionSet where Element == Self {
     /// Whether `flag` is set; setting it to `true` or `false` inserts or removes it. The one
-    /// accessor of every flag of ``TreeFlags`` and ``MachineFlags``.
+    /// accessor of every flag of ``TreeFlags`` and ``MachineFlags``, and of the work a
+    /// transition's effects ask for (``PromiseEffects/Work``).
     @inlinable
     subscript(flag: Self) -> Bool {
         get { contains(flag) }
