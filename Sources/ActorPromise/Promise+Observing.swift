@@ -70,7 +70,7 @@ extension Promise {
     /// at once with ``PromiseError/Code/cancelled`` and tells the promise it lost this waiter.
     /// For the bridge module (`value`, `outcome`).
     @inlinable
-    package func awaitOutcome() async -> Outcome<Value> {
+    nonisolated(nonsending) package func awaitOutcome() async -> Outcome<Value> {
         let outcome = await ActorPromise.awaitOutcome(of: core)
         if case .failure(let error) = outcome, tracesAreOn { rememberAwaitedFailure(error) }
         return outcome

@@ -8,11 +8,16 @@ extension PromiseTrace {
     ///
     /// - Parameter error: The error, as the handler or the `catch` clause received it.
     /// - Returns: The trace, or `nil` when traces were off, or `error` did not come from a
-    ///   promise (or was wrapped, or was thrown to an await more than 32 failures ago).
+    ///   promise (or was wrapped). After an `await`, the answer is certain in the `catch` that
+    ///   follows it, before the task awaits anything else; later, it is found while `error` is
+    ///   among the last 32 failures thrown to awaiters in the process.
     public static func of(_ error: any Error) -> PromiseTrace? {
         let identity = ErrorIdentity(error)
         if let handed = HandledFailure.current, ErrorIdentity(handed.error) == identity {
             return PromiseTrace(handed.trace, handledBy: "\(handed.handler.operationText) (\(handed.handler.text ?? "site unknown"))")
+        }
+        if let awaited = AwaitedFailure.current, ErrorIdentity(awaited.error) == identity {
+            return PromiseTrace(awaited.trace, handledBy: "await")
         }
         if let (trace, handler) = RecentFailures.find(error) { return PromiseTrace(trace, handledBy: handler) }
         return nil
@@ -54,6 +59,7 @@ extension Promise {
         } else {
             trace = TraceNode(cause: .taskCancelled, site: core.traceSite, isCancellation: true)
         }
+        AwaitedFailure.remember(error, trace: trace)
         RecentFailures.remember(error, trace: trace, handler: "await")
     }
 }

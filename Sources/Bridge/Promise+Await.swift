@@ -11,7 +11,7 @@ extension Promise {
     /// its ``Resolver/onCancel(_:)`` stops the work (R7, B7) — unless it was created with
     /// `tracksInterest: false`.
     @inlinable
-    public var value: Value {
+    nonisolated(nonsending) public var value: Value {
         get async throws {
             if let outcome = takenSettledOutcome { return try outcome.get() }
             return try await awaitOutcome().get()
@@ -23,7 +23,7 @@ extension Promise {
     /// Cancelling the awaiting task behaves as for `value`: the result is then a
     /// ``PromiseError/Code/cancelled`` failure.
     @inlinable
-    public var outcome: Result<Value, any Error> {
+    nonisolated(nonsending) public var outcome: Result<Value, any Error> {
         get async {
             if let outcome = takenSettledOutcome { return outcome }
             return await awaitOutcome()

@@ -495,7 +495,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
 /// at once with ``PromiseError/Code/cancelled`` and tells the promise it lost this waiter.
 /// `Promise.awaitOutcome()` calls it for the bridge module (`value`, `outcome`).
 @inlinable
-func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome<Value> {
+nonisolated(nonsending) func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome<Value> {
     let observer = AwaitObserver<Value>.make()
     return await withTaskCancellationHandler {
         await withUnsafeContinuation { continuation in

@@ -151,10 +151,35 @@ final class HandledFailure {
     }
 }
 
+/// The last failure an `await` threw on a thread, and its trace: `value` and `outcome` run on
+/// the caller's executor, so the `catch` that follows reads it on the same thread, whatever other
+/// tasks fail meanwhile. Holds the error, so that the identity compared belongs to no other error.
+final class AwaitedFailure {
+    let error: any Error
+    let trace: TraceNode
+
+    init(error: any Error, trace: TraceNode) {
+        self.error = error
+        self.trace = trace
+    }
+
+    /// The failure an `await` threw last on this thread, if any.
+    static var current: AwaitedFailure? {
+        ThreadState.withCurrent { $0.awaitedFailure } as? AwaitedFailure
+    }
+
+    /// Makes `error` this thread's last awaited failure.
+    static func remember(_ error: any Error, trace: TraceNode) {
+        let failure = AwaitedFailure(error: error, trace: trace)
+        ThreadState.withCurrent { $0.awaitedFailure = failure }
+    }
+}
+
 /// Failures thrown to awaiters lately, with their traces, so that ``PromiseTrace/of(_:)`` answers
-/// after `try await promise.value` threw (the awaiting task resumes on another thread than the
-/// one that settled the promise). Holds the errors it lists, so that an identity it compares can
-/// belong to no other error meanwhile; keeps the last ``capacity``.
+/// after `try await promise.value` threw when the thread's own last failure (``AwaitedFailure``)
+/// is another one — the task awaited again, or moved to another thread, before asking. Holds the
+/// errors it lists, so that an identity it compares can belong to no other error meanwhile; keeps
+/// the last ``capacity``.
 enum RecentFailures {
     static let capacity = 32
     private static let entries = LockedState<[(error: any Error, trace: TraceNode, handler: String?)]>([])

@@ -43,6 +43,11 @@ package final class ThreadState {
     /// The failure the handler running on this thread was handed, with its trace, while failure
     /// traces are on: the promise module's object, opaque here.
     @exclusivity(unchecked) package var handledFailure: AnyObject?
+    /// The last failure an `await` on this thread threw, with its trace, while failure traces are
+    /// on: the promise module's object, opaque here. The `catch` that follows the `await` runs on
+    /// this thread before anything else does. Written on failures only: the runtime's exclusivity
+    /// check stays on.
+    package var awaitedFailure: AnyObject?
     /// The task-local values this thread captured last for a handler (R15), kept weakly so that
     /// registrations that follow with the same values share them: the promise module's object, of
     /// its one capture type, opaque here. The weak field is read and written by accessors compiled

@@ -89,6 +89,36 @@ struct FailureTraceTests {
         #expect(path(trace) == ["map @ \(FeedLines.at(FeedLines.parse))"])
     }
 
+    @Test("the catch after an await finds its trace however many other tasks' awaits fail first")
+    @MainActor
+    func awaitedFailureOutlivesOthers() async throws {
+        let request = Promise<Int>(error: FeedFailure.notFound(page: 4))
+        let line = #line - 1
+        do {
+            _ = try await request.map { $0 + 1 }.value
+            Issue.record("a map of a rejected request fulfilled")
+        } catch {
+            // More failures than the process keeps for later lookups, thrown to awaiters on other
+            // threads, all before this catch asks.
+            Self.throwToOtherAwaiters(64)
+            let trace = try #require(PromiseTrace.of(error))
+            #expect(trace.handledBy == "await")
+            #expect(path(trace) == ["promise @ ActorPromiseTests/FailureTraceTests.swift:\(line)", "map @ ActorPromiseTests/FailureTraceTests.swift:\(line + 3)"])
+        }
+    }
+
+    /// Makes `count` detached tasks await a rejected promise each, and waits until all have thrown.
+    private static func throwToOtherAwaiters(_ count: Int) {
+        let thrown = DispatchSemaphore(value: 0)
+        for page in 0..<count {
+            Task.detached {
+                _ = try? await Promise<Int>(error: FeedFailure.notFound(page: page)).value
+                thrown.signal()
+            }
+        }
+        for _ in 0..<count { thrown.wait() }
+    }
+
     @Test("a timeout starts the path at the promise timeout made")
     func timedOut() async throws {
         let clock = ManualScheduler()
