@@ -36,6 +36,9 @@ WORKLOADS = {
     "w7": (("dispatch",), 1, 20_000, 120_000, "hop"),
     # A hop to a RunLoopThread, a main-like thread that sleeps between jobs (information, no bar).
     "w7r": (("dispatch",), 1, 20_000, 120_000, "hop"),
+    # The unit of wheretime.py's atomic counts: one uncontended atomic read-modify-write, against
+    # a load and a store of the same word (information: the machine, not the library).
+    "rmw": (("plain",), 1, 10_000_000, 60_000_000, "operation"),
 }
 FIELDS = ("wall", "cpu", "user", "sys", "vcsw", "ivcsw")
 TIMES = ("wall", "cpu", "user", "sys")

@@ -6,6 +6,10 @@ For each library and workload it prints, per unit (the difference of two sizes o
 units, so start-up cancels out):
   - instructions, and the share of them spent in the allocator (malloc, free and their helpers),
     from valgrind's callgrind;
+  - atomic read-modify-writes (x86 instructions with a `lock` prefix, and `xchg` with memory),
+    counted from callgrind's per-instruction counts: all of them, and those in the libraries' own
+    code (the rest are the runtime's reference counting and the C allocator's). Each costs tens of
+    cycles however few instructions surround it, which instruction counts do not show;
   - simulated first-level data-cache misses (reads + writes) and last-level misses, from
     valgrind's cachegrind (its model of this machine's caches, one thread at a time: it says where
     misses come from, not what the hardware's prefetchers hide);
@@ -43,12 +47,15 @@ def binary():
 
 
 def callgrind(binary, workload, library, iterations):
-    """Total instructions, and those of allocator functions (self cost)."""
+    """Total instructions, those of allocator functions (self cost), atomic read-modify-writes, and
+    those of them in the measured binary (the libraries' own code, linked into it)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg")
-        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, workload, library,
-                        str(iterations)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={out}", binary,
+                        workload, library, str(iterations)], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
         report = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True).stdout
+        atomics = executed_atomics(out)
     total, allocator = 0, 0
     for line in report.splitlines():
         m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+)", line)
@@ -59,7 +66,54 @@ def callgrind(binary, workload, library, iterations):
             total = count
         elif ALLOCATOR.search(name):
             allocator += count
-    return total, allocator
+    return total, allocator, sum(atomics.values()), atomics.get(binary, 0)
+
+
+_LOCKED = {}
+
+
+def locked_instructions(path):
+    """Addresses of the atomic read-modify-writes in an object file, as callgrind names them."""
+    if path not in _LOCKED:
+        listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True, text=True).stdout
+        found = set()
+        for line in listing.splitlines():
+            m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+            if m and (m.group(2).startswith("lock ") or (m.group(2).startswith("xchg") and "(" in m.group(2))):
+                found.add(int(m.group(1), 16))
+        _LOCKED[path] = found
+    return _LOCKED[path]
+
+
+def executed_atomics(profile):
+    """How many atomic read-modify-writes ran, per object file, from a `--dump-instr=yes` profile:
+    its cost lines give an address (absolute, or relative to the previous line's) and the count
+    of the instruction there; the lines after `calls=` are a call's inclusive cost, not its own."""
+    names, obj, address, after_call, counts = {}, None, 0, False, {}
+    for line in open(profile):
+        m = re.match(r"(c?)ob=\((\d+)\)(?: (.*))?", line)
+        if m:
+            if m.group(3):
+                names[m.group(2)] = m.group(3).strip()
+            if not m.group(1):
+                obj = names[m.group(2)]
+            continue
+        if line.startswith("calls="):
+            after_call = True
+            continue
+        if line[:1] not in "0123456789+-*" or not line.strip():
+            continue
+        parts = line.split()
+        position = parts[0]
+        if position.startswith("0x"):
+            address = int(position, 16)
+        elif position[0] in "+-":
+            address += int(position)
+        if after_call:
+            after_call = False
+        elif len(parts) >= 3 and obj and address in locked_instructions(obj):
+            counts[obj] = counts.get(obj, 0) + int(parts[2])
+    return counts
 
 
 def cachegrind(binary, workload, library, iterations):
@@ -101,18 +155,18 @@ def per_unit(measure, binary, workload, library, small, large, units):
 def main():
     workloads = [w for w in sys.argv[1:] if w in ROWS] or list(ROWS)
     exe = binary()
-    print("| row | library | instructions | allocator share | D1 misses | LL misses | context switches | migrations | "
-          "voluntary switches (getrusage) | wall | CPU |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| row | library | instructions | allocator share | atomic RMWs (own code) | D1 misses | LL misses | "
+          "context switches | migrations | voluntary switches (getrusage) | wall | CPU |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for workload in workloads:
         _, units, small, large, unit = wallclock.WORKLOADS[workload]
         for library, _ in ROWS[workload]:
             s, l = SIM[workload]
-            total, allocator = per_unit(callgrind, exe, workload, library, s, l, units)
+            total, allocator, atomics, own = per_unit(callgrind, exe, workload, library, s, l, units)
             d1, ll = per_unit(cachegrind, exe, workload, library, s, l, units)
             switches, migrations = per_unit(perf_stat, exe, workload, library, small, large, units)
             timed = wallclock.per_unit(exe, workload, library, small, large)
-            print(f"| {workload} per {unit} | {library} | {total:,.0f} | {allocator / total:.0%} | {d1:.1f} | {ll:.2f} | "
+            print(f"| {workload} per {unit} | {library} | {total:,.0f} | {allocator / total:.0%} | {atomics:.1f} ({own:.1f}) | {d1:.1f} | {ll:.2f} | "
                   f"{switches:.3f} | {migrations:.3f} | {timed['vcsw']:.3f} | {timed['wall'] * 1e9:,.0f} ns | "
                   f"{timed['cpu'] * 1e9:,.0f} ns |", flush=True)
 

@@ -17,6 +17,7 @@
 //             w6h0, w6h1, w6h10 (bytes per pending promise with 0, 1, 10 handlers)
 //             callbacks, erase (the shapes of NIO's allocation guards "lots of callbacks" and
 //             "erase result", handlers inline / on an EmbeddedEventLoop: allocations per iteration)
+//             rmw (one uncontended atomic read-modify-write; its peer `plain`, a load and a store)
 //             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
 //             pool; prints wall-clock ns per job: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
@@ -105,6 +106,8 @@ case ("w7", "actorpromise"): ActorPromiseWorkloads.serialHop(iterations: iterati
 case ("w7r", "actorpromise"): ActorPromiseWorkloads.runLoopHop(iterations: iterations)
 case ("w7r", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
+case ("rmw", "actorpromise"): AtomicCost.readModifyWrite(iterations: iterations)
+case ("rmw", "plain"): AtomicCost.loadAndStore(iterations: iterations)
 case (let pool, _) where pool.hasPrefix("pool"):
     PoolContention.run(library: library, producers: Int(pool.dropFirst(4)) ?? 1, jobs: iterations)
 default:
