@@ -234,7 +234,7 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             tracksInterest: tracksInterest, observesCancellation: true, site: site, rare: rare,
-            link: .outcome(context: context, taskLocals: captured, body: body))
+            link: .outcome(context: context, taskLocals: consume captured, body: body))
     }
 }
 

@@ -26,7 +26,7 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             observesCancellation: true, site: site, rare: rare,
-            link: .catch(context: context, taskLocals: captured, policy: policy, in: Value.self, body: body))
+            link: .catch(context: context, taskLocals: consume captured, policy: policy, in: Value.self, body: body))
     }
 
     /// Replaces a rejection with a value.
@@ -56,7 +56,7 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             observesCancellation: true, site: site, rare: rare,
-            link: .recover(context: context, taskLocals: captured, policy: policy, body: body))
+            link: .recover(context: context, taskLocals: consume captured, policy: policy, body: body))
     }
 
     /// Replaces a rejection with the outcome of another promise.
@@ -84,7 +84,7 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             observesCancellation: true, site: site, rare: rare,
-            link: .flatRecover(context: context, taskLocals: captured, policy: policy, body: body))
+            link: .flatRecover(context: context, taskLocals: consume captured, policy: policy, body: body))
     }
 }
 

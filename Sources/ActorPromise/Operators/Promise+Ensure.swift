@@ -21,7 +21,7 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             observesCancellation: true, site: site, rare: rare,
-            link: .ensure(context: context, taskLocals: captured, in: Value.self, body: body))
+            link: .ensure(context: context, taskLocals: consume captured, in: Value.self, body: body))
     }
 
     /// Runs asynchronous clean-up whichever way this promise settles, and waits for it before the

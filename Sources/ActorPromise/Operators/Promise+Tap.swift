@@ -22,6 +22,6 @@ extension Promise {
         let rare = RareHandoff.of(captured)
         return derive(
             observesCancellation: true, site: site, rare: rare,
-            link: .tap(context: context, taskLocals: captured, body: body))
+            link: .tap(context: context, taskLocals: consume captured, body: body))
     }
 }
