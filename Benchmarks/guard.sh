@@ -4,7 +4,8 @@
 # exits 1 if any figure is past its limit.
 #
 # W6 (bytes per pending promise) is read from resident memory; W3's context switches per hand-off
-# and W2's per fan-out from getrusage; the instruction ratios come from
+# and W2's per fan-out from getrusage; the instruction ratios and W1's atomic read-modify-writes
+# come from
 # valgrind's callgrind at two sizes (start-up cancels out), against the reference measured in the
 # same run. Without valgrind only W6 is checked. Takes about a minute.
 set -euo pipefail
@@ -66,7 +67,17 @@ if command -v valgrind >/dev/null; then
     value[callbacks_allocations]=$(per_unit_sized actorpromise callbacks 1 100 1000 | cut -d' ' -f2)
     value[erase_allocations]=$(per_unit_sized actorpromise erase 1 100 1000 | cut -d' ' -f2)
     value[checked_continuation]=$chk_w5x
-    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x), W5x suspended first: library share ${value[w5x_library_share]}"
+    # Atomic read-modify-writes per W1 link in the library's own code — the gates' claims and
+    # releases (wheretime.py) — from callgrind's count of each instruction, at two sizes.
+    value[w1_own_atomics]=$(python3 - "$BIN" <<'PY'
+import sys
+sys.path.insert(0, ".")
+import wheretime
+small, large = (wheretime.callgrind(sys.argv[1], "w1", "actorpromise", n)[3] for n in (10, 60))
+print(round((large - small) / (50 * 100), 2))
+PY
+)
+    echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x), W5x suspended first: library share ${value[w5x_library_share]}, W1 ${value[w1_own_atomics]} atomic read-modify-writes/link in the library's code"
 else
     echo "valgrind not found: only W6 is checked"
 fi
