@@ -47,4 +47,24 @@ struct TracesUnderTheRuntimeTests {
         ])
         #expect(runtime.now == .seconds(2))
     }
+
+    @Test("a catch after an await in the runtime's asynchronous run gets the path of its error")
+    func awaitedUnderTheRuntime() async throws {
+        let runtime = PromiseTestRuntime(autoAdvance: true)
+        let trace = try await runtime.run { () async throws -> PromiseTrace? in
+            do {
+                _ = try await Self.request().map { $0 + 1 }.value   // line 56
+                return nil
+            } catch {
+                return PromiseTrace.of(error)
+            }
+        }
+        let path = try #require(trace)
+        #expect(path.handledBy == "await")
+        #expect(path.entries.map { "\($0.operation) @ \($0.site ?? "?")" } == [
+            "then @ ActorPromiseTestingTests/TracesUnderTheRuntimeTests.swift:14",
+            "map @ ActorPromiseTestingTests/TracesUnderTheRuntimeTests.swift:56",
+        ])
+        #expect(runtime.now == .seconds(1))
+    }
 }
