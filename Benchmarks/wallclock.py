@@ -29,6 +29,8 @@ WORKLOADS = {
     "w2p": (("nio",), 1_000, 100, 600, "handler"),
     # W2 with `whenComplete` callbacks, which derive nothing, as NIO's `whenSuccess` reference does.
     "w2c": (("nio",), 1_000, 100, 600, "handler"),
+    # W2c in NIO's shape: registered and fulfilled inside a pool job (information).
+    "w2cp": (("nio",), 1_000, 100, 600, "handler"),
     "w3": (("nio",), 1, 20_000, 120_000, "promise"),
     "w4": (("nio",), 10_000, 5, 30, "input"),
     "w5": (("checked-continuation",), 1, 1_000_000, 6_000_000, "await"),

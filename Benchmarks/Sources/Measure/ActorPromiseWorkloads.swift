@@ -92,6 +92,25 @@ enum ActorPromiseWorkloads {
         }
     }
 
+    /// W2c in NIO's shape: the callbacks registered, and the promise fulfilled, inside a job on
+    /// the pool, as NIO's reference does inside `loop.execute`. A copy of
+    /// ``fanOutBuiltOnPool(iterations:handlers:)`` with W2c's one line (see
+    /// ``callbackFanOut(iterations:handlers:)``).
+    static func callbackFanOutBuiltOnPool(iterations: Int, handlers: Int) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<iterations {
+            WorkerPool.global.submit(ClosureWorkItem {
+                let (root, resolver) = Promise<Int>.pending()
+                let remaining = Counter(handlers)
+                for _ in 0..<handlers {
+                    root.whenComplete { (_: Result<Int, any Error>) in if remaining.decrement() == 0 { done.signal() } }
+                }
+                resolver.fulfill(1)
+            })
+            done.wait()
+        }
+    }
+
     /// W2: one pending promise, `handlers` handlers on the global pool, fulfil, wait for all.
     static func fanOut(iterations: Int, handlers: Int) {
         let done = DispatchSemaphore(value: 0)
