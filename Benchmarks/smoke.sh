@@ -10,7 +10,7 @@ for workload in w1 w3; do
         .build/release/Measure "$workload" "$library" 50
     done
 done
-for run in "w1q actorpromise" "w1o actorpromise" "w2 actorpromise" "w2 nio" "w2c actorpromise" "w5 actorpromise" "w5 continuation" \
+for run in "w1q actorpromise" "w1o actorpromise" "w1p actorpromise" "w2 actorpromise" "w2 nio" "w2c actorpromise" "w2p actorpromise" "w2cp actorpromise" "w5 actorpromise" "w5 continuation" \
     "w5x actorpromise" "w5x continuation" "w5x checked-continuation" "w5x task" "w5x nio" "w7 actorpromise" "w7 dispatch" "w7r actorpromise"; do
     .build/release/Measure $run 50
 done
