@@ -48,7 +48,11 @@ struct PromiseStateMachine<Value: Sendable> {
         set { flags.rawValue = flags.rawValue & ~MachineFlags.hookBits | newValue.rawValue }
     }
 
-    @inlinable
+    /// Always inlined: every entry point passes an operation it names (`perform(.observe(…))`),
+    /// so inlined the switch folds to that one case; called, it runs the whole switch and copies
+    /// the operation out of line, which the optimizer chose whenever the caller was large (a
+    /// closure that registers callbacks: 130 instructions a registration).
+    @inlinable @inline(__always)
     mutating func apply<Hooks: HookStore>(
         _ op: consuming PromiseOp<Value>, tree: inout TreeState, hooks: inout Hooks
     ) -> PromiseEffects<Value> {
