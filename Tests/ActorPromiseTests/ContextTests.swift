@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import ActorPromise
 import Dispatch
+import Synchronization
 
 actor Counter {
     var value = 0
@@ -33,6 +34,38 @@ struct ContextTests {
         #expect(try await tail.value == 100)
         #expect(threads.current.count == 1)
     }
+
+    @Test("E5 a chain that never ends on a pool does not starve a job submitted to it meanwhile")
+    func endlessChainYields() async throws {
+        // One thread, so that the chain and the job compete for it.
+        let pool = Self.onePool
+        let progress = ChainProgress()
+        @Sendable func link(_ value: Int) -> Promise<Int> {
+            progress.links.add(1, ordering: .relaxed)
+            if progress.stop.load(ordering: .relaxed) { return Promise(value: value) }
+            return Promise(value: value + 1).then(on: pool) { link($0) }
+        }
+        let (started, start) = Promise<Void>.pending()
+        let chain = started.then(on: pool) { link(0) }
+        start.fulfill(())
+        // Off the pool, until the chain is well past one budget of follow-ups in a row.
+        while progress.links.load(ordering: .relaxed) < 4 * WorkerPool.followUpBudget { await Task.yield() }
+        let ran = Promise<Void> { resolver in
+            pool.submit(ClosureWorkItem { progress.stop.store(true, ordering: .relaxed); resolver.fulfill(()) })
+        }
+        try await ran.timeout(after: hangGuard).value
+        let end = try await chain.timeout(after: hangGuard).value
+        #expect(end >= 4 * WorkerPool.followUpBudget)
+    }
+
+    /// How far `endlessChainYields`'s chain got, and the job's word to stop it.
+    final class ChainProgress: Sendable {
+        let links = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+    }
+
+    /// A pool of one thread for `endlessChainYields` (pools live as long as the process).
+    static let onePool = WorkerPool(threadCount: 1, name: "one")
 
     @Test("R9 then(isolatedTo:) runs the handler isolated to the actor; a rejection skips it")
     func isolatedTo() async throws {

@@ -10,7 +10,10 @@ import Synchronization
 /// Chain locality: when a job running on a pool thread submits exactly one follow-up job to the
 /// same pool (the usual case: a handler settles the next promise of a chain), that job runs next
 /// on the same thread, without a lock or a wake-up. Further submissions go to the shared queue so
-/// that idle threads pick them up.
+/// that idle threads pick them up. Once a thread has run ``followUpBudget`` follow-ups in a row
+/// while jobs wait in the shared queue, the next follow-up joins the back of that queue instead:
+/// a chain that never ends (a polling loop, a long recursion) cannot starve the work submitted
+/// meanwhile.
 ///
 /// Wake-ups: a thread that runs out of work while the rest of the pool is idle first searches for
 /// a moment (up to 20 µs) — it spins, watching the queue — so a quick back-and-forth (submit, run,
@@ -38,6 +41,12 @@ public final class WorkerPool: ExecutionContext, Sendable {
 
     /// How long a thread searches before it parks.
     static let searchSeconds = 20e-6
+
+    /// How many follow-ups a pool thread runs in a row, ahead of jobs waiting in the pool's queue
+    /// (see chain locality, above): once a chain has taken that many steps on one thread while
+    /// other jobs waited, its next step queues behind them, and the thread takes the oldest job.
+    /// Without waiting jobs a chain keeps its thread for as long as it runs.
+    public static let followUpBudget = 1_024
 
     /// Creates a pool and starts its threads. Pools live as long as the process; create few.
     ///
@@ -126,11 +135,18 @@ public final class WorkerPool: ExecutionContext, Sendable {
         let thread = ThreadState.current
         thread.pool = ObjectIdentifier(self)
         var backOff = SearchBackOff()
+        var followUps = 0
         while true {
             if let item = thread.nextSlot.take() {
-                item.run()
-                continue
+                if followUps < Self.followUpBudget || !hasQueuedWork.load(ordering: .relaxed) {
+                    followUps &+= 1
+                    item.run()
+                    continue
+                }
+                // Over budget with jobs waiting: the follow-up queues behind them.
+                if let worker = withSchedule({ $0.submit(item) }) { parkers[worker].signal() }
             }
+            followUps = 0
             var parked = false
             if let job = nextJob(for: index, parked: &parked, { $0.next(for: index, mayStartSearching: backOff.mayStartSearching()) }) {
                 job.run()
