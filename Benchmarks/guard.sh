@@ -48,7 +48,20 @@ PY
 )
 echo "wake-ups: W3 ${value[w3_context_switches]} voluntary context switches per hand-off, W2 ${value[w2_context_switches]} per fan-out"
 if command -v valgrind >/dev/null; then
-    w1=$(instructions w1 actorpromise 10 60 100); nio_w1=$(instructions w1 nio 10 60 100)
+    # W1's instructions and its atomic read-modify-writes in the library's own code — the gates'
+    # claims and releases (wheretime.py) — from one pair of callgrind runs, which count every
+    # instruction executed.
+    w1_figures=$(python3 - "$BIN" <<'PY'
+import sys
+sys.path.insert(0, ".")
+import wheretime
+total, _, _, own = wheretime.per_unit(wheretime.callgrind, sys.argv[1], "w1", "actorpromise", 10, 60, 100)
+print(round(total), round(own, 2))
+PY
+)
+    read -r w1 w1_own_atomics <<< "$w1_figures"
+    value[w1_own_atomics]=$w1_own_atomics
+    nio_w1=$(instructions w1 nio 10 60 100)
     w2=$(instructions w2 actorpromise 2 10 1000); nio_w2=$(instructions w2 nio 2 10 1000)
     w5=$(instructions w5 actorpromise 1000 6000 1); cont_w5=$(instructions w5 continuation 1000 6000 1)
     # Cross-thread, so each side is the median of three measurements. Even so the checked
@@ -67,16 +80,6 @@ if command -v valgrind >/dev/null; then
     value[callbacks_allocations]=$(per_unit_sized actorpromise callbacks 1 100 1000 | cut -d' ' -f2)
     value[erase_allocations]=$(per_unit_sized actorpromise erase 1 100 1000 | cut -d' ' -f2)
     value[checked_continuation]=$chk_w5x
-    # Atomic read-modify-writes per W1 link in the library's own code — the gates' claims and
-    # releases (wheretime.py) — from callgrind's count of each instruction, at two sizes.
-    value[w1_own_atomics]=$(python3 - "$BIN" <<'PY'
-import sys
-sys.path.insert(0, ".")
-import wheretime
-small, large = (wheretime.callgrind(sys.argv[1], "w1", "actorpromise", n)[3] for n in (10, 60))
-print(round((large - small) / (50 * 100), 2))
-PY
-)
     echo "instructions: W1 $w1/link (NIO $nio_w1), W2 $w2/handler (NIO $nio_w2), W5 $w5/await (unsafe continuation $cont_w5), W5x $w5x/await (checked continuation $chk_w5x, $(python3 -c "print(round($w5x / $chk_w5x, 2))")x), W5x suspended first: library share ${value[w5x_library_share]}, W1 ${value[w1_own_atomics]} atomic read-modify-writes/link in the library's code"
 else
     echo "valgrind not found: only W6 is checked"
