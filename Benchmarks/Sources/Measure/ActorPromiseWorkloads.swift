@@ -77,6 +77,10 @@ enum ActorPromiseWorkloads {
 
     /// W2, NIO's shape: each iteration's handlers are registered, and the promise fulfilled,
     /// inside a job on the pool, as NIO's reference does inside `loop.execute`.
+    ///
+    /// Its handler tests `<= 0` where W2's tests `== 0`: with the same body the optimizer merges
+    /// the two closures, and W2's handlers then run through a shared thunk (4 instructions each).
+    /// The same holds for ``callbackFanOutBuiltOnPool(iterations:handlers:)`` and W2c.
     static func fanOutBuiltOnPool(iterations: Int, handlers: Int) {
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<iterations {
@@ -84,7 +88,7 @@ enum ActorPromiseWorkloads {
                 let (root, resolver) = Promise<Int>.pending()
                 let remaining = Counter(handlers)
                 for _ in 0..<handlers {
-                    root.then { _ in if remaining.decrement() == 0 { done.signal() } }
+                    root.then { _ in if remaining.decrement() <= 0 { done.signal() } }
                 }
                 resolver.fulfill(1)
             })
@@ -103,7 +107,7 @@ enum ActorPromiseWorkloads {
                 let (root, resolver) = Promise<Int>.pending()
                 let remaining = Counter(handlers)
                 for _ in 0..<handlers {
-                    root.whenComplete { (_: Result<Int, any Error>) in if remaining.decrement() == 0 { done.signal() } }
+                    root.whenComplete { (_: Result<Int, any Error>) in if remaining.decrement() <= 0 { done.signal() } }
                 }
                 resolver.fulfill(1)
             })
