@@ -245,10 +245,6 @@ extension StateActor: Runnable, OutcomeObserver {
         schedulingPoint("status.following")
         return status.load(ordering: .relaxed).contains(.following)
     }
-
-    /// This promise.
-    @usableFromInline
-    nonisolated var promiseNode: (any PromiseNode)? { self }
 }
 
 extension StateActor where Machine == PromiseStateMachine<Value> {

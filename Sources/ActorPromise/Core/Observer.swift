@@ -15,9 +15,9 @@ protocol OutcomeObserver: Runnable {
     /// Whether the observer is a promise that follows another (a snapshot; `false` for a
     /// callback, an awaiter).
     var isFollowingPromise: Bool { get }
-    /// The observer as a promise, if it is one (a promise's state actor); `nil` for a callback,
-    /// an awaiter.
-    var promiseNode: (any PromiseNode)? { get }
+    /// Whether the observer is a promise that follows `promise` (its adoptee is `promise`); `false`
+    /// for a callback, an awaiter. With ``adoptionLock`` held, as every write of an adoptee is.
+    func follows(_ promise: AnyObject) -> Bool
 
     /// Hands the observer its settled `source` and returns the context to submit it to. The
     /// observer no longer holds that context afterwards (L1: work queued on a context must not
@@ -32,7 +32,7 @@ protocol OutcomeObserver: Runnable {
 extension OutcomeObserver {
     /// Not a promise: callbacks, awaiters and the like follow nothing.
     @inlinable var isFollowingPromise: Bool { false }
-    @inlinable var promiseNode: (any PromiseNode)? { nil }
+    @inlinable func follows(_ promise: AnyObject) -> Bool { false }
 }
 
 /// An observer other than a derived promise.

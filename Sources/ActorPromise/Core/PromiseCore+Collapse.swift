@@ -85,13 +85,13 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         var found: PromiseCore<Value>?
         observers.forEach { observer in
             // The status bit first, so that other observers cost no lock.
-            guard found == nil, observer.isFollowingPromise, let node = observer.promiseNode else { return }
+            guard found == nil, observer.isFollowingPromise else { return }
             adoptionLock.lock()
-            let follows = node.adopteeUnderAdoptionLock.map { $0 === self } ?? false
+            let follows = observer.follows(self)
             adoptionLock.unlock()
-            // A promise that follows this one adopted it, so its value type is this one's: the
-            // downcast holds.
-            if follows { found = unsafeDowncast(node as AnyObject, to: PromiseCore<Value>.self) }
+            // Only a promise follows another, and one that follows this promise adopted it, so
+            // its value type is this one's: the downcast holds.
+            if follows { found = unsafeDowncast(observer as AnyObject, to: PromiseCore<Value>.self) }
         }
         return found
     }

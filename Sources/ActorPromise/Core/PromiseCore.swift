@@ -410,6 +410,13 @@ extension StateActor {
     /// `rare`'s bytes only when it assigns `rare` itself, which it does under the lock.
     @usableFromInline nonisolated var adopteeUnderAdoptionLock: (any PromiseNode)? { guardedTree.rare?.adoptee }
 
+    /// Whether this promise follows `promise`: ``adopteeUnderAdoptionLock`` compared in place,
+    /// without taking a reference to the adoptee (a retain and a release, and the existential's
+    /// copy, for every follower the collapse looks at). With ``adoptionLock`` held.
+    @usableFromInline nonisolated func follows(_ promise: AnyObject) -> Bool {
+        guardedTree.rare.map { $0.adoptee.map { $0 === promise } ?? false } ?? false
+    }
+
     /// The path of this promise's failure (R16), read under ``adoptionLock``, as the adoptee is.
     @usableFromInline nonisolated var traceNode: TraceNode? {
         adoptionLock.withLockUnscheduled { guardedTree.rare?.trace }
