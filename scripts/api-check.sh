@@ -13,7 +13,9 @@ echo "api-check: against $version ($commit)"
 # The tool also compares `package` declarations, which users cannot call; a change to one that it
 # reports is listed in scripts/api-breakage-allowlist.txt (one message a line). A public one is
 # listed only when no caller's source can tell (the tool compares the binary interface too): today
-# `value` and `outcome` running on the caller's executor (`nonisolated(nonsending)`), which every
-# call, protocol witness and closure that used them still compiles with — CHANGELOG says so.
+# `value` and `outcome` running on the caller's executor (`nonisolated(nonsending)`), and the
+# context (and `whenComplete`'s callback) that the operators take `consuming`, as `then` does —
+# every call, method reference, protocol witness and closure that used them still compiles with
+# them, and CHANGELOG says so.
 swift package diagnose-api-breaking-changes "$commit" --products ActorPromise ActorPromiseTesting \
     --breakage-allowlist-path scripts/api-breakage-allowlist.txt

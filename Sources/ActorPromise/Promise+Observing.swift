@@ -18,7 +18,7 @@ extension Promise {
     /// never calls it; a drop by a stopped context is reported to
     /// ``PromiseDiagnostics/abandonmentHandler``, an operation queue's cancel is not.
     @inlinable
-    package func observe(on context: any ExecutionContext, _ body: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+    package func observe(on context: consuming any ExecutionContext, _ body: consuming @escaping @Sendable (Result<Value, any Error>) -> Void) {
         core.observe(ContextCallbackObserver(context: context, taskLocals: PromiseTaskLocals.capture(), body))
     }
 

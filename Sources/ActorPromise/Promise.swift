@@ -225,7 +225,7 @@ extension Promise {
     /// Derives a promise with an outcome link (``Link/outcome(context:taskLocals:body:)``).
     @inlinable
     func derive<Out: Sendable>(
-        on context: any ExecutionContext,
+        on context: consuming any ExecutionContext,
         tracksInterest: Bool? = nil,
         site: PromiseSite = PromiseSite(),
         _ body: @escaping @Sendable (Outcome<Value>) -> LinkStep<Out>

@@ -12,8 +12,8 @@ extension Promise {
     ///   - body: Receives the value or the error (cancellation included).
     @_disfavoredOverload
     public func whenComplete(
-        on context: any ExecutionContext = .global,
-        _ body: @escaping @Sendable (Result<Value, any Error>) -> Void
+        on context: consuming any ExecutionContext = .global,
+        _ body: consuming @escaping @Sendable (Result<Value, any Error>) -> Void
     ) {
         observe(on: context, body)
     }
@@ -25,7 +25,7 @@ extension Promise {
     ///   - body: Receives exactly one of a value or an error.
     @_disfavoredOverload
     public func whenComplete(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         _ body: @escaping @Sendable (Value?, (any Error)?) -> Void
     ) {
         observe(on: context) { outcome in

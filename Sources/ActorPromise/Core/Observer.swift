@@ -60,10 +60,10 @@ class Observer<Value: Sendable>: OutcomeObserver, @unchecked Sendable {
     @usableFromInline final let runner: @Sendable (Observer<Value>) -> Void
 
     @inlinable
-    init(context: any ExecutionContext, runner: @escaping @Sendable (Observer<Value>) -> Void) {
-        self.context = context
+    init(context: consuming any ExecutionContext, runner: @escaping @Sendable (Observer<Value>) -> Void) {
         // An exact-type check: no load (and no retain) of the shared instance on this path.
         self.runsInline = type(of: context) == InlineContext.self
+        self.context = context
         self.runner = runner
     }
 
@@ -361,8 +361,8 @@ final class ContextCallbackObserver<Value: Sendable>: Observer<Value>, @unchecke
 
     @inlinable
     init(
-        context: any ExecutionContext, taskLocals: CapturedTaskLocals?,
-        _ body: @escaping @Sendable (Outcome<Value>) -> Void
+        context: consuming any ExecutionContext, taskLocals: CapturedTaskLocals?,
+        _ body: consuming @escaping @Sendable (Outcome<Value>) -> Void
     ) {
         self.body = body
         self.taskLocals = taskLocals

@@ -15,7 +15,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func `catch`(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
         fileID: StaticString = #fileID,
         line: UInt = #line,
@@ -45,7 +45,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func recover(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
         fileID: StaticString = #fileID,
         line: UInt = #line,
@@ -73,7 +73,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func recover(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         policy: CatchPolicy = .allErrors,
         fileID: StaticString = #fileID,
         line: UInt = #line,

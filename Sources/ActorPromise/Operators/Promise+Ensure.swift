@@ -11,7 +11,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func ensure(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: @escaping @Sendable () -> Void
@@ -39,7 +39,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func ensureThen(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: @escaping @Sendable () throws -> Promise<Void>

@@ -13,7 +13,7 @@ extension Promise {
     ///   promise's error (cancellation included) or with what `body` throws.
     @inlinable @discardableResult @_disfavoredOverload
     public func get(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: @escaping @Sendable (Value) throws -> Void

@@ -12,7 +12,7 @@ extension Promise {
     /// - Returns: A new promise, a child of this one.
     @inlinable @discardableResult @_disfavoredOverload
     public func tap(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ body: @escaping @Sendable (Result<Value, any Error>) -> Void

@@ -14,7 +14,7 @@ extension Promise {
     ///   this promise skips `predicate` and passes on.
     @_disfavoredOverload
     public func validate(
-        on context: any ExecutionContext = .global,
+        on context: consuming any ExecutionContext = .global,
         fileID: StaticString = #fileID,
         line: UInt = #line,
         _ predicate: @escaping @Sendable (Value) throws -> Bool,
