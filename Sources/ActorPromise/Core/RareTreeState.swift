@@ -3,41 +3,65 @@
 
 /// The tree state that most promises never need, out of line so that every promise's state
 /// actor is smaller: the children beyond the first, the promise this one follows, and the
-/// count of cancelled dependents.
+/// count of cancelled dependents. A promise whose failure has a trace, or that keeps its site for
+/// one, has a ``TracedRareTreeState`` instead, which adds them: a promise with traces off never
+/// pays for their room (a fan-out's root, which keeps its children here: 48 bytes).
 ///
 /// Safety (`@unchecked Sendable`): `moreChildren`, `early` and `cancelledDependents` are
 /// touched only with the owning promise's gate held; `adoptee` is written with the gate and
 /// ``adoptionLock`` held and read either with the gate or with the lock; the box itself is
-/// published to its `TreeState` under that lock.
+/// published to its `TreeState` under that lock, and so is the traced box that replaces it.
 @usableFromInline
-final class RareTreeState: @unchecked Sendable {
+class RareTreeState: @unchecked Sendable {
     // The gate and the lock already make every access exclusive (see above), so the runtime's
     // exclusivity check, which a fan-out would pay per handler, is off.
-    @usableFromInline @exclusivity(unchecked) var moreChildren: ChildSet?
-    @usableFromInline @exclusivity(unchecked) var adoptee: (any PromiseNode)?
+    @usableFromInline @exclusivity(unchecked) final var moreChildren: ChildSet?
+    @usableFromInline @exclusivity(unchecked) final var adoptee: (any PromiseNode)?
     /// Children's reports that arrived before the report they sent first (see `TreeState.apply`):
     /// a "done" ahead of the re-attach before it, or a re-attach ahead of the "done" before it. The
     /// report still in flight keeps its child alive, so the identifier cannot be reused meanwhile.
     /// Touched only with the gate held.
-    @usableFromInline @exclusivity(unchecked) var early: [EarlyReport] = []
+    @usableFromInline @exclusivity(unchecked) final var early: [EarlyReport] = []
     /// How many dependents were cancelled (R7). Touched only with the gate held.
-    @usableFromInline @exclusivity(unchecked) var cancelledDependents: UInt32 = 0
-    /// The path of the promise's failure (R16). Written once, with the gate and ``adoptionLock``
-    /// held; read under that lock.
-    @usableFromInline @exclusivity(unchecked) var trace: TraceNode?
-    /// Where the promise was made, in release builds while traces are on (debug builds keep the
-    /// site in the promise itself). Written before the promise is shared; never changed.
-    @usableFromInline @exclusivity(unchecked) var site: PromiseSite?
+    @usableFromInline @exclusivity(unchecked) final var cancelledDependents: UInt32 = 0
+    /// Whether this box is a ``TracedRareTreeState``: tested instead of a dynamic cast, which
+    /// would retain the box it answers with.
+    @usableFromInline final let isTraced: Bool
 
-    @usableFromInline init() {}
+    @usableFromInline init() { isTraced = false }
+
+    /// A box with `other`'s parts, which it replaces (see ``TreeState/recordTrace(_:)``).
+    init(takingPartsOf other: RareTreeState, isTraced: Bool) {
+        self.isTraced = isTraced
+        moreChildren = other.moreChildren.take()
+        adoptee = other.adoptee.take()
+        early = other.early
+        cancelledDependents = other.cancelledDependents
+    }
+
+    /// An empty box, traced or not.
+    init(isTraced: Bool) { self.isTraced = isTraced }
+
+    /// This box as the traced box it is, if it is one. Safety of the downcast: `isTraced` is
+    /// set by ``TracedRareTreeState``'s initializers alone.
+    @inlinable @inline(__always)
+    final var traced: TracedRareTreeState? {
+        isTraced ? unsafeDowncast(self, to: TracedRareTreeState.self) : nil
+    }
+
+    /// The path of the promise's failure (R16), if this box has room for one.
+    @inlinable final var trace: TraceNode? { traced?.storedTrace }
+
+    /// Where the promise was made, if this box keeps it (R16).
+    @inlinable final var site: PromiseSite? { traced?.storedSite }
 
     /// A side object that keeps `site` for failure traces (R16): what a promise made in a release
     /// build while traces are on starts with. Out of line, and not a method of the promise, so
     /// that the promise's initializer hands its new object to no call.
     @usableFromInline
     static func keeping(site: PromiseSite) -> RareTreeState {
-        let rare = RareTreeState()
-        rare.site = site
+        let rare = TracedRareTreeState()
+        rare.storedSite = site
         return rare
     }
 
@@ -62,6 +86,23 @@ final class RareTreeState: @unchecked Sendable {
         if moreChildren!.count == 0 { moreChildren = nil }
         return found
     }
+}
+
+/// ``RareTreeState`` with room for failure traces (R16). Safety: as its superclass's; `trace` is
+/// written once, with the gate and ``adoptionLock`` held, and read under that lock; `site` is
+/// written before the promise is shared and never changed.
+@usableFromInline
+final class TracedRareTreeState: RareTreeState, @unchecked Sendable {
+    /// The path of the promise's failure.
+    @usableFromInline @exclusivity(unchecked) var storedTrace: TraceNode?
+    /// Where the promise was made, in release builds while traces are on (debug builds keep the
+    /// site in the promise itself).
+    @usableFromInline @exclusivity(unchecked) var storedSite: PromiseSite?
+
+    @usableFromInline override init() { super.init(isTraced: true) }
+
+    /// A traced box with `other`'s parts, which it replaces.
+    init(takingPartsOf other: RareTreeState) { super.init(takingPartsOf: other, isTraced: true) }
 }
 
 /// A side object on its way from an operator's capture to the promise the operator makes

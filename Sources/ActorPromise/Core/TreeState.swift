@@ -71,8 +71,13 @@ struct TreeState {
     @usableFromInline
     mutating func recordTrace(_ trace: TraceNode) {
         adoptionLock.withLockUnscheduled {
-            let rare = rareHoldingLock()
-            if rare.trace == nil { rare.trace = trace }
+            // A box without room for a trace is replaced by one with it, which takes its parts:
+            // under the lock, which readers of the adoptee and the trace hold, and with the gate
+            // held, which everything else needs.
+            if rare?.isTraced != true {
+                rare = rare.map { TracedRareTreeState(takingPartsOf: $0) } ?? TracedRareTreeState()
+            }
+            if let traced = rare?.traced, traced.storedTrace == nil { traced.storedTrace = trace }
         }
     }
 
