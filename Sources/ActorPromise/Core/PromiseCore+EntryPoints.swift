@@ -36,7 +36,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// adopting promise, a bridge callback.
     @inlinable
     nonisolated func observe(_ observer: consuming any OutcomeObserver) {
-        send(.observe(observer))
+        send(.observe(consume observer))
     }
 
     /// Adds a dependent with no observer: a party that takes every outcome without being called
@@ -55,7 +55,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func settle(_ outcome: consuming Outcome<Value>, cause: TraceCause = .settled) {
         // The tag first: a fulfilment, whose tag is known where it is made, pays nothing.
         if case .failure(let error) = copy outcome, tracesAreOn { return reject(error, cause: cause) }
-        send(.settle(outcome))
+        send(.settle(consume outcome))
     }
 
     /// Rejects the promise with `error` and its trace (R16). Out of line: traces are on.
@@ -100,6 +100,6 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// Registers `handler` to run once if the promise is cancelled while pending (R6).
     @inlinable
     nonisolated func addCancelHandler(_ handler: consuming @escaping @Sendable () -> Void) {
-        send(.onCancel(handler))
+        send(.onCancel(consume handler))
     }
 }
