@@ -26,7 +26,7 @@ WORKLOADS = {
     # W1 against NIO in W1's shape: NIO's chain built by the caller, off the loop (information).
     "w1c": (("nio",), 100, 2_000, 12_000, "link"),
     "w2": (("nio", "nio-map"), 1_000, 100, 600, "handler"),
-    "w2p": (("nio",), 1_000, 100, 600, "handler"),
+    "w2p": (("nio", "nio-map"), 1_000, 100, 600, "handler"),
     # W2 with `whenComplete` callbacks, which derive nothing, as NIO's `whenSuccess` reference does.
     "w2c": (("nio",), 1_000, 100, 600, "handler"),
     # W2c in NIO's shape: registered and fulfilled inside a pool job (information).

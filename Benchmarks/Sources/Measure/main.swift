@@ -69,6 +69,7 @@ case ("w2c", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000
 case ("w2p", "actorpromise"): ActorPromiseWorkloads.fanOutBuiltOnPool(iterations: iterations, handlers: 1_000)
 case ("w2", "nio-map"): NIOWorkloads.fanOutMap(iterations: iterations, handlers: 1_000)
 case ("w2p", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
+case ("w2p", "nio-map"): NIOWorkloads.fanOutMap(iterations: iterations, handlers: 1_000)
 case ("w2cp", "actorpromise"): ActorPromiseWorkloads.callbackFanOutBuiltOnPool(iterations: iterations, handlers: 1_000)
 case ("w2cp", "nio"): NIOWorkloads.fanOut(iterations: iterations, handlers: 1_000)
 case ("w4", "actorpromise"): ActorPromiseWorkloads.all(iterations: iterations, count: 10_000)
