@@ -5,7 +5,8 @@
 /// actor is smaller: the children beyond the first, the promise this one follows, and the
 /// count of cancelled dependents. A promise whose failure has a trace, or that keeps its site for
 /// one, has a ``TracedRareTreeState`` instead, which adds them: a promise with traces off never
-/// pays for their room (a fan-out's root, which keeps its children here: 48 bytes).
+/// pays for their room (a fan-out's root keeps its children here: the two would move its box to a
+/// larger size class, 48 bytes more).
 ///
 /// Safety (`@unchecked Sendable`): `moreChildren`, `early` and `cancelledDependents` are
 /// touched only with the owning promise's gate held; `adoptee` is written with the gate and
