@@ -31,8 +31,10 @@ class RareTreeState: @unchecked Sendable {
 
     @usableFromInline init() { isTraced = false }
 
-    /// A box with `other`'s parts, which it replaces (see ``TreeState/recordTrace(_:)``).
-    init(takingPartsOf other: RareTreeState, isTraced: Bool) {
+    /// A box with `other`'s parts, which it replaces (see ``TreeState/recordTrace(_:)``). For
+    /// ``TracedRareTreeState`` alone, like ``init(isTraced:)``: private to this file, so that only
+    /// the subclass can set `isTraced`.
+    fileprivate init(takingPartsOf other: RareTreeState, isTraced: Bool) {
         self.isTraced = isTraced
         moreChildren = other.moreChildren.take()
         adoptee = other.adoptee.take()
@@ -40,11 +42,12 @@ class RareTreeState: @unchecked Sendable {
         cancelledDependents = other.cancelledDependents
     }
 
-    /// An empty box, traced or not.
-    init(isTraced: Bool) { self.isTraced = isTraced }
+    /// An empty box, traced or not (see ``init(takingPartsOf:isTraced:)``).
+    fileprivate init(isTraced: Bool) { self.isTraced = isTraced }
 
     /// This box as the traced box it is, if it is one. Safety of the downcast: `isTraced` is
-    /// set by ``TracedRareTreeState``'s initializers alone.
+    /// set only through this file's private initializers, which ``TracedRareTreeState``'s alone
+    /// call.
     @inlinable @inline(__always)
     final var traced: TracedRareTreeState? {
         isTraced ? unsafeDowncast(self, to: TracedRareTreeState.self) : nil
