@@ -4,9 +4,9 @@ import ActorPromiseExecutors
 /// the body gets the resolver of an inner promise, and the promise returned takes the inner
 /// one's outcome inside the runtime — at once when it settles there, as one of the runtime's
 /// jobs when it settles on another thread (an SDK's queue), so that what follows runs in the
-/// runtime's order. A body that starts nothing the runtime sees (no job, no timer) but leaves
-/// the inner promise pending handed its resolver to work outside: the runtime's clock waits
-/// for that work as for a completion handler. Cancelling the promise cancels the inner one,
+/// runtime's order. The runtime decides, by what the body started (`bodyEnded`), whether a body
+/// that leaves the inner promise pending handed its resolver to work outside, for which its clock
+/// then waits as for a completion handler. Cancelling the promise cancels the inner one,
 /// whose `onCancel` (the body's) runs. Outside tests, one relaxed load decides that nothing of
 /// this happens.
 ///
@@ -49,13 +49,13 @@ func promiseMadeUnderTestRuntime<Value: Sendable>(
     let handoff = OutsideHandoff()
     inner.observe { outcome in handoff.deliver { resolver.resolve(outcome) } }
     resolver.onCancel { inner.cancel() }
-    let before = tracker.workStarted
+    let mark = tracker.bodyBegan()
     do {
         try body(innerResolver)
     } catch {
         innerResolver.reject(error, cause: .bodyThrew)
     }
-    if inner.isPending, tracker.workStarted == before {
+    if tracker.bodyEnded(mark), inner.isPending {
         let site = promise.core.siteText ?? "an unrecorded site"
         handoff.track(OutsideCallback.started(
             "the promise made at \(site), whose body handed its resolver to work outside the runtime,"))

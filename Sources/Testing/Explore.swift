@@ -65,8 +65,27 @@ extension PromiseTestRuntime {
     public static func explore(
         seeds: some Sequence<UInt64>, autoAdvance: Bool = false, _ body: (PromiseTestRuntime) throws -> Void
     ) throws -> ExploredFailure? {
+        try explore(seeds: seeds, autoAdvance: autoAdvance, callbacks: .inferred, body)
+    }
+
+    /// Runs `body` once per seed, each time with a fresh runtime made with that seed and
+    /// `callbacks`, and returns the first run that failed — or `nil` if none did; otherwise as
+    /// ``explore(seeds:autoAdvance:_:)``.
+    ///
+    /// - Parameters:
+    ///   - seeds: The seeds to try, in order.
+    ///   - autoAdvance: Whether each runtime's clock jumps to the next deadline when idle.
+    ///   - callbacks: Where the completion handlers the scenario makes are answered (see
+    ///     ``Callbacks``).
+    ///   - body: One run of the scenario, given its runtime.
+    /// - Returns: The first failure, with its seed, its messages and its order.
+    /// - Throws: ``StuckRun`` when a seed's run got stuck only because the clock does not advance
+    ///   by itself.
+    public static func explore(
+        seeds: some Sequence<UInt64>, autoAdvance: Bool = false, callbacks: Callbacks, _ body: (PromiseTestRuntime) throws -> Void
+    ) throws -> ExploredFailure? {
         for seed in seeds {
-            let runtime = PromiseTestRuntime(seed: seed, autoAdvance: autoAdvance)
+            let runtime = PromiseTestRuntime(seed: seed, autoAdvance: autoAdvance, callbacks: callbacks)
             let (thrown, issues) = runCapturingIssues { try body(runtime) }
             guard thrown != nil || !issues.isEmpty else { continue }
             if runtime.isStuckOnTheClock, let thrown, thrown is StuckRun || (thrown as? PromiseError)?.code == .wouldDeadlock {

@@ -58,22 +58,39 @@ struct JobSchedule {
     }
 
     /// Callbacks handed to work outside the runtime and not called yet (see `OutsideCallback`),
-    /// oldest first.
-    var outside: [(id: ObjectIdentifier, label: String)] = []
-    /// How many jobs were ever pushed, and outside callbacks started.
+    /// oldest first, each with its number among the callbacks made.
+    private var outside: [(id: ObjectIdentifier, number: UInt64, label: String)] = []
+    /// How many jobs were ever pushed.
     private(set) var pushes: UInt64 = 0
+    /// How many completion handlers were ever made under the runtime.
+    private(set) var callbacksMade: UInt64 = 0
 
     /// Whether work outside the runtime may still deliver: an outside callback not called yet.
     func awaitsOutsideWork() -> Bool { !outside.isEmpty }
+
+    /// Numbers a new callback; with `holdsClock`, the runtime waits for it until it is called.
+    mutating func callbackMade(_ id: ObjectIdentifier, label: String, holdsClock: Bool) {
+        if holdsClock { outside.append((id, callbacksMade, label)) }
+        callbacksMade += 1
+    }
+
+    /// Stops waiting for a callback; returns whether the runtime was waiting for it.
+    mutating func callbackEnded(_ id: ObjectIdentifier) -> Bool {
+        guard let index = outside.firstIndex(where: { $0.id == id }) else { return false }
+        outside.remove(at: index)
+        return true
+    }
+
+    /// Stops waiting for the callbacks made since `number`: work the runtime drives answers them.
+    mutating func releaseCallbacks(madeSince number: UInt64) {
+        outside.removeAll { $0.number >= number }
+    }
 
     /// What the outside work still awaited is, and forgets it: the runtime gives up on it.
     mutating func giveUpOutsideWork() -> [String] {
         defer { outside = [] }
         return outside.map(\.label)
     }
-
-    /// Counts an outside callback as work started.
-    mutating func countOutsideCallback() { pushes += 1 }
 
     /// Puts `items` in an order drawn from the seed; without a seed, leaves them as they are.
     mutating func shuffle<Item>(_ items: inout [Item]) {

@@ -39,9 +39,11 @@ import ActorPromiseExecutors
 /// Only the test the runtime drives is affected: other tests, running in parallel, and other
 /// threads submit to their contexts as always, and that work runs there, outside the runtime's
 /// order. A completion handler made with `resolver.completion()` (or a sibling) while the runtime
-/// drives is the exception: until it is called the clock does not jump (up to
-/// `outsideWorkTimeout`), and what it delivers runs as the runtime's job. A raw resolver handed to
-/// another thread is invisible to the runtime. `.main` handlers are driven in a `@MainActor` test,
+/// drives is the exception: what it delivers runs as the runtime's job, and until it is called the
+/// clock does not jump (up to `outsideWorkTimeout`) — unless the promise body that made it also
+/// started a job or a timer of the runtime (a fake on the runtime's clock), which then answers it
+/// (``Callbacks`` says how a test decides otherwise). A raw resolver handed to another thread is
+/// invisible to the runtime. `.main` handlers are driven in a `@MainActor` test,
 /// where they are main-actor code; elsewhere they go to the main queue as always. A Foundation
 /// `OperationQueue` is not driven.
 ///
@@ -56,11 +58,13 @@ public final class PromiseTestRuntime: Sendable {
     private let autoAdvance: Bool
     /// How long the runtime waits, in real time, for a callback handed to work outside it.
     let outsideWorkTimeout: Duration
+    /// Where completion handlers made under the runtime are taken to be answered.
+    let callbacks: Callbacks
     /// Why the last drive gave up while work was left: callbacks from outside that never came.
     private let gaveUp = LockedState<String?>(nil)
     /// Whether `autoAdvance` has moved the clock, and the promises settled from outside the
     /// runtime after it had (debug builds tell): not yet reported to the test.
-    private let overtaken = LockedState<(clockJumped: Bool, promises: [String])>((false, []))
+    private let overtaken = LockedState<(clockJumped: Bool, promises: [(what: String, advice: String)])>((false, []))
     /// The context the jobs that outside callbacks deliver are recorded under.
     private let outsideLine = OutsideLine()
     /// Reports of the promises made while the runtime drove (debug builds).
@@ -69,7 +73,8 @@ public final class PromiseTestRuntime: Sendable {
     /// The line of the asynchronous form's task jobs.
     let tasks = TaskLine()
 
-    /// Creates a runtime at time zero.
+    /// Creates a runtime at time zero, which tells where each completion handler is answered by
+    /// where it was made (``Callbacks/inferred``).
     ///
     /// - Parameters:
     ///   - seed: Picks the order among the jobs that could run next; `nil` runs jobs in
@@ -80,10 +85,27 @@ public final class PromiseTestRuntime: Sendable {
     ///     handler it handed to work outside it (`resolver.completion()` and its siblings, made
     ///     while the runtime drives) before it gives up; while one is outstanding the clock never
     ///     jumps.
-    public init(seed: UInt64? = nil, autoAdvance: Bool = false, outsideWorkTimeout: Duration = .seconds(10)) {
+    public convenience init(seed: UInt64? = nil, autoAdvance: Bool = false, outsideWorkTimeout: Duration = .seconds(10)) {
+        self.init(seed: seed, autoAdvance: autoAdvance, outsideWorkTimeout: outsideWorkTimeout, callbacks: .inferred)
+    }
+
+    /// Creates a runtime at time zero that takes completion handlers to be answered as
+    /// `callbacks` says.
+    ///
+    /// - Parameters:
+    ///   - seed: Picks the order among the jobs that could run next; `nil` runs jobs in
+    ///     submission order.
+    ///   - autoAdvance: Whether the clock jumps to the next deadline whenever no job can run.
+    ///   - outsideWorkTimeout: How long, in real time, the runtime waits for a completion
+    ///     handler that holds its clock before it gives up.
+    ///   - callbacks: Where completion handlers are answered: on other threads, so that the clock
+    ///     waits for them; on the runtime's clock (fakes), so that it does not; or ``Callbacks/inferred``
+    ///     from where each was made.
+    public init(seed: UInt64? = nil, autoAdvance: Bool = false, outsideWorkTimeout: Duration = .seconds(10), callbacks: Callbacks) {
         schedule = LockedState(JobSchedule(seed: seed))
         self.autoAdvance = autoAdvance
         self.outsideWorkTimeout = outsideWorkTimeout
+        self.callbacks = callbacks
         creationWatchers.wrappingAdd(1, ordering: .relaxed)
     }
 
@@ -263,18 +285,27 @@ public final class PromiseTestRuntime: Sendable {
     func giveUpOnOutsideWork(after timeout: Duration) -> Bool {
         let late = schedule.withLock { $0.giveUpOutsideWork() }
         guard !late.isEmpty else { return false }
-        gaveUp.withLock { $0 = Self.outsideWorkMissing(late, after: timeout) }
+        gaveUp.withLock { $0 = outsideWorkMissing(late, after: timeout) }
         return true
     }
 
-    /// Why a run gave up on work outside the runtime, and what decides it.
-    static func outsideWorkMissing(_ late: [String], after timeout: Duration) -> String {
-        "\(late.joined(separator: "; ")) did not deliver within \(timeout) of real time: the work outside the "
-            + "runtime it was handed to never called back (outsideWorkTimeout: sets how long the runtime waits; "
-            + "if the resolver is held by the runtime's own work — another promise's handler — settle the promise "
-            + "with resolver.resolve(with:) instead)"
+    /// Why a run gave up on work outside the runtime, which rule said it was outside, and what
+    /// decides it.
+    func outsideWorkMissing(_ late: [String], after timeout: Duration) -> String {
+        let assumed = switch callbacks {
+        case .inferred:
+            "the runtime took it for work on another thread (an SDK's queue) because the code that made it "
+                + "started no job or timer of the runtime (PromiseTestRuntime.Callbacks.inferred); if a fake on the "
+                + "runtime's clock answers it, make the runtime with callbacks: .onTheVirtualClock"
+        case .fromOtherThreads:
+            "the runtime was made with callbacks: .fromOtherThreads, so it waits for every completion handler; "
+                + "if a fake on the runtime's clock answers this one, make it with callbacks: .inferred or .onTheVirtualClock"
+        case .onTheVirtualClock:
+            "the runtime was made with callbacks: .onTheVirtualClock"
+        }
+        return "\(late.joined(separator: "; ")) did not deliver within \(timeout) of real time: \(assumed) "
+            + "(outsideWorkTimeout sets how long the runtime waits)"
     }
-
 
     /// Waits until a job is queued or `isDone`, up to `seconds` (`nil`: no limit); returns whether
     /// one of the two happened.
@@ -375,23 +406,45 @@ extension PromiseTestRuntime {
 
 extension PromiseTestRuntime: OutsideWorkTracker {
     package func settledFromOutside(_ promise: String) {
-        overtaken.withLock { if $0.clockJumped { $0.promises.append(promise) } }
+        overtaken.withLock { if $0.clockJumped { $0.promises.append((promise, Self.pendingResolverAdvice)) } }
     }
 
     package func outsideCallbackStarted(_ callback: OutsideCallback) {
-        schedule.withLock { schedule in
-            schedule.outside.append((ObjectIdentifier(callback), callback.label))
-            schedule.countOutsideCallback()
+        schedule.withLock { $0.callbackMade(ObjectIdentifier(callback), label: callback.label, holdsClock: callbacks != .onTheVirtualClock) }
+    }
+
+    package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
+        let wasAwaited = schedule.withLockWakingWaiters { schedule in
+            defer { if let delivery { schedule.push(ClosureWorkItem(delivery), on: outsideLine, ordered: true) } }
+            return first && schedule.callbackEnded(ObjectIdentifier(callback))
+        }
+        // Called from another thread although the runtime took it for its own work: its clock
+        // may have run ahead of that thread.
+        if first, delivery != nil, !wasAwaited {
+            overtaken.withLock { if $0.clockJumped { $0.promises.append((callback.label, Self.presumedCallbackAdvice)) } }
         }
     }
 
-    package var workStarted: UInt64 { schedule.withLock { $0.pushes } + time.scheduledTotal }
+    package func bodyBegan() -> BodyMark {
+        let timers = time.scheduledTotal
+        return schedule.withLock { BodyMark(work: $0.pushes + timers, callbacks: $0.callbacksMade) }
+    }
 
-
-    package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
-        schedule.withLockWakingWaiters { schedule in
-            if first { schedule.outside.removeAll { $0.id == ObjectIdentifier(callback) } }
-            if let delivery { schedule.push(ClosureWorkItem(delivery), on: outsideLine, ordered: true) }
+    package func bodyEnded(_ mark: BodyMark) -> Bool {
+        let timers = time.scheduledTotal
+        return schedule.withLockWakingWaiters { schedule in
+            let startedWork = schedule.pushes + timers != mark.work
+            let madeCallbacks = schedule.callbacksMade != mark.callbacks
+            switch callbacks {
+            case .inferred:
+                // A body that started a job or a timer is answered by it: a fake on the clock.
+                if startedWork { schedule.releaseCallbacks(madeSince: mark.callbacks) }
+                return !startedWork && !madeCallbacks
+            case .fromOtherThreads:
+                return !madeCallbacks
+            case .onTheVirtualClock:
+                return false
+            }
         }
     }
 }
@@ -427,7 +480,7 @@ private final class PendingReporter: Sendable {
 
 extension PromiseTestRuntime {
     /// Fails the current test (Swift Testing) — or, outside a test, prints a warning — for each
-    /// promise that work outside the runtime settled after `autoAdvance` had moved the clock:
+    /// promise or completion handler that work outside the runtime settled after `autoAdvance` had moved the clock:
     /// a timeout or delay may have fired before that work could deliver, which a program would
     /// not do, and the runtime could not know. Called where a run ends, on the test's thread.
     func reportOvertakenWork() {
@@ -435,13 +488,46 @@ extension PromiseTestRuntime {
             defer { state.promises = [] }
             return state.promises
         }
-        for promise in promises {
-            let message = "PromiseTestRuntime: \(promise) was settled from a thread the runtime does not drive, after "
+        for (what, advice) in promises {
+            let message = "PromiseTestRuntime: \(what) was settled from a thread the runtime does not drive, after "
                 + "autoAdvance had moved its clock: a timeout or a delay may have fired before that work delivered, "
-                + "which a program would not do. Hand the work a completion handler made with resolver.completion() "
-                + "(the runtime waits for those before its clock moves), or make the runtime with autoAdvance: false "
-                + "and move the clock with advance(by:)."
+                + "which a program would not do. " + advice
             reportTestFailure(message)
         }
+    }
+
+    /// What to do about a `Promise.pending()` resolver that another thread settled.
+    static let pendingResolverAdvice = "Hand the work a completion handler made with resolver.completion() "
+        + "(the runtime waits for those before its clock moves), or make the runtime with autoAdvance: false "
+        + "and move the clock with advance(by:)."
+
+    /// What to do about a completion handler the runtime took for its own work.
+    static let presumedCallbackAdvice = "The runtime took the handler for work on its own clock, since the "
+        + "promise body that made it started a job or a timer of the runtime; make the runtime with "
+        + "callbacks: .fromOtherThreads to have its clock wait for every completion handler."
+}
+
+extension PromiseTestRuntime {
+    /// Where the completion handlers that code under a runtime makes (`resolver.completion()` and
+    /// its siblings) are answered, and so whether the runtime's clock waits for them.
+    ///
+    /// A handler answered by work on another thread — an SDK's queue — must hold the clock until
+    /// it is called, or a timeout on the virtual clock would fire a microsecond after the request
+    /// left. A handler answered by a fake on the runtime's own clock must not, or the clock would
+    /// wait for the very timer that calls it.
+    public enum Callbacks: Sendable, Equatable {
+        /// Tells by where each handler was made. One made in a promise body
+        /// (`Promise { resolver in … }`, `withCompletion`) that started a job or a timer of the
+        /// runtime is answered by that work, and does not hold the clock; any other — made in a
+        /// body that started nothing the runtime sees, or outside a body — holds it until called.
+        /// A body that starts nothing the runtime sees and leaves its promise pending holds the
+        /// clock the same way. The default.
+        case inferred
+        /// Every handler, and every body's resolver left pending, is answered on another thread:
+        /// the clock waits for each until it is called (up to `outsideWorkTimeout`).
+        case fromOtherThreads
+        /// Every handler is answered by work the runtime drives (fakes on its clock): the clock
+        /// never waits for one, nor for a body's resolver.
+        case onTheVirtualClock
     }
 }

@@ -13,9 +13,25 @@ package protocol OutsideWorkTracker: AnyObject, Sendable {
     /// does not drive (debug builds tell): work it could not see, which its clock may have
     /// overtaken. `promise` names it.
     func settledFromOutside(_ promise: String)
-    /// A count that grows with every job, timer and tracked callback the runtime is handed: a body
-    /// that changed nothing in it started no work the runtime can see.
-    var workStarted: UInt64 { get }
+    /// A promise body (`Promise { resolver in … }`) starts on the runtime's thread: what the
+    /// runtime has been handed so far, for ``bodyEnded(_:)``.
+    func bodyBegan() -> BodyMark
+    /// The body that began at `mark` returned. The runtime decides, by what the body started in
+    /// between, where the completion handlers the body made will be answered; returns whether the
+    /// body's resolver, if its promise is still pending, was handed to work outside the runtime.
+    func bodyEnded(_ mark: BodyMark) -> Bool
+}
+
+/// How much work a test runtime had been handed when a promise body began: jobs and timers, and
+/// completion handlers made.
+package struct BodyMark: Sendable {
+    package let work: UInt64
+    package let callbacks: UInt64
+
+    package init(work: UInt64, callbacks: UInt64) {
+        self.work = work
+        self.callbacks = callbacks
+    }
 }
 
 /// How many parties want to see the promises that bodies make (`Promise { resolver in … }`):
