@@ -5,6 +5,8 @@
 //
 // - `Measure`: one workload per run, for instruction and allocation counts under callgrind
 //   (`compare.sh`) — stable on a shared machine.
+// - `MeasureConcurrency`: the same for the rows against plain Swift concurrency, in a binary of
+//   its own so that they do not move the other rows' code.
 // - `ActorPromiseBenchmarks`: the same workloads under ordo-one/benchmark, for wall-clock
 //   medians and malloc counts (`swift package benchmark`).
 import PackageDescription
@@ -26,6 +28,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "MeasureConcurrency",
+            dependencies: [.product(name: "ActorPromise", package: "ActorPromise")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(

@@ -2,16 +2,20 @@
 # release, strips a copy for valgrind, and counts instructions and mallocs per unit of work with
 # callgrind. Sets OUT (a temporary folder, removed on exit) and BIN.
 swift build -c release --product Measure >/dev/null
+swift build -c release --product MeasureConcurrency >/dev/null
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure a stripped copy.
+# valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure stripped copies.
 BIN="$OUT/Measure"
 strip -o "$BIN" .build/release/Measure
+# The rows against plain Swift concurrency: `MEASURE=$CONCURRENCY_BIN per_unit …` runs them.
+CONCURRENCY_BIN="$OUT/MeasureConcurrency"
+strip -o "$CONCURRENCY_BIN" .build/release/MeasureConcurrency
 
 # count LIB WORKLOAD ITERATIONS -> "instructions mallocs"
 count() {
     local file="$OUT/$1.$2.$3.cg"
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$BIN" "$2" "$1" "$3" >/dev/null 2>&1
+    valgrind --tool=callgrind --callgrind-out-file="$file" "${MEASURE:-$BIN}" "$2" "$1" "$3" >/dev/null 2>&1
     python3 - "$file" <<'PY'
 import re, sys
 total = 0; mallocs = 0; fn_names = {}; pending_cfn = None

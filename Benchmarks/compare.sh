@@ -51,10 +51,25 @@ read -r cont_w5x_i cont_w5x_m < <(per_unit continuation w5x 1)
 read -r chk_w5x_i chk_w5x_m < <(per_unit checked-continuation w5x 1)
 read -r task_w5x_i task_w5x_m < <(per_unit task w5x 1)
 read -r nio_w5x_i nio_w5x_m < <(per_unit nio w5x 1)
+# Against plain Swift concurrency (MeasureConcurrency): a value made on DispatchQueue.global() and
+# awaited from the main actor, the promise made with pending() and with a body, against a checked
+# and an unsafe continuation inside a cancellation handler. From the main actor the count is one
+# number from run to run; awaited from a task, dispatch's worker threads make it move by
+# thousands (wallclock.py times those).
+read -r ap_rtm_i ap_rtm_m < <(MEASURE=$CONCURRENCY_BIN per_unit actorpromise rtm 1)
+read -r ap_rtbm_i ap_rtbm_m < <(MEASURE=$CONCURRENCY_BIN per_unit actorpromise rtbm 1)
+read -r cc_rtm_i cc_rtm_m < <(MEASURE=$CONCURRENCY_BIN per_unit checked-cancellable rtm 1)
+read -r uc_rtm_i uc_rtm_m < <(MEASURE=$CONCURRENCY_BIN per_unit unsafe-cancellable rtm 1)
 read -r ap_w7_i ap_w7_m < <(per_unit actorpromise w7 1)
 read -r dq_w7_i dq_w7_m < <(per_unit dispatch w7 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
 SMALL=1; LARGE=4
+# 1,000 values fanned in (then + all against a TaskGroup), 1,000 sequential steps (a then chain
+# against awaited calls alternating between two actors).
+read -r ap_fanin_i ap_fanin_m < <(MEASURE=$CONCURRENCY_BIN per_unit actorpromise fanin 1000)
+read -r tg_fanin_i tg_fanin_m < <(MEASURE=$CONCURRENCY_BIN per_unit taskgroup fanin 1000)
+read -r ap_seq_i ap_seq_m < <(MEASURE=$CONCURRENCY_BIN per_unit actorpromise seq 1000)
+read -r ac_seq_i ac_seq_m < <(MEASURE=$CONCURRENCY_BIN per_unit actors seq 1000)
 read -r ap_w4_i ap_w4_m < <(per_unit actorpromise w4 1)
 read -r nio_w4_i nio_w4_m < <(per_unit nio w4 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
@@ -116,6 +131,12 @@ w5s_share=$((ap_w5s_i - cont_w5s_i)); w5s_floor=$((ccont_w5s_i - cont_w5s_i)); w
 row "W5x library share, suspended: await - unsafe cont." "$w5s_share" "$cont_w5s_i" "" "<=1500" "$(verdict "$w5s_share" 1500)"
 row "  of it withTaskCancellationHandler (B2 floor)" "$w5s_floor" "$ccont_w5s_i" "" "(info)" ""
 row "  of it promise, resolver, observer, settlement" "$w5s_rest" "$ap_w5s_m" "" "(info)" ""
+row "await from main actor: pending() vs checked+cancel" "$ap_rtm_i" "$cc_rtm_i" "$(ratio "$ap_rtm_i" "$cc_rtm_i")" "(info)" ""
+row "  with a body vs the same" "$ap_rtbm_i" "$cc_rtm_i" "$(ratio "$ap_rtbm_i" "$cc_rtm_i")" "(info)" ""
+row "  pending() vs unsafe cont.+cancel" "$ap_rtm_i" "$uc_rtm_i" "$(ratio "$ap_rtm_i" "$uc_rtm_i")" "(info)" ""
+row "  allocations: pending() vs checked+cancel" "$ap_rtm_m" "$cc_rtm_m" "$(ratio "$ap_rtm_m" "$cc_rtm_m")" "(info)" ""
+row "fan-in of 1,000: instr/value, then+all vs TaskGroup" "$ap_fanin_i" "$tg_fanin_i" "$(ratio "$ap_fanin_i" "$tg_fanin_i")" "(info)" ""
+row "1,000 steps: instr/step, then chain vs actor calls" "$ap_seq_i" "$ac_seq_i" "$(ratio "$ap_seq_i" "$ac_seq_i")" "(info)" ""
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=0.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 0.5)"
 row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.0x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.0)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=384" "$(verdict "$ap_w6" 384)"

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build -c release --product Measure
+swift build -c release --product MeasureConcurrency
 for workload in w1 w3; do
     for library in actorpromise actorpromise-inline nio; do
         .build/release/Measure "$workload" "$library" 50
@@ -13,6 +14,14 @@ done
 for run in "w1q actorpromise" "w1o actorpromise" "w1p actorpromise" "w2 actorpromise" "w2 nio" "w2c actorpromise" "w2p actorpromise" "w2cp actorpromise" "w5 actorpromise" "w5 continuation" \
     "w5x actorpromise" "w5x continuation" "w5x checked-continuation" "w5x task" "w5x nio" "w7 actorpromise" "w7 dispatch" "w7r actorpromise"; do
     .build/release/Measure $run 50
+done
+for workload in rt rtb rtm rtbm; do
+    for side in actorpromise checked-cancellable unsafe-cancellable checked unsafe; do
+        .build/release/MeasureConcurrency "$workload" "$side" 50
+    done
+done
+for run in "fanin actorpromise" "fanin taskgroup" "seq actorpromise" "seq actors"; do
+    .build/release/MeasureConcurrency $run 2
 done
 .build/release/Measure w4 actorpromise 1
 .build/release/Measure w4 nio 1

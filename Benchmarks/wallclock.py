@@ -38,6 +38,18 @@ WORKLOADS = {
     "w7": (("dispatch",), 1, 20_000, 120_000, "hop"),
     # A hop to a RunLoopThread, a main-like thread that sleeps between jobs (information, no bar).
     "w7r": (("dispatch",), 1, 20_000, 120_000, "hop"),
+    # Against plain Swift concurrency: a value made on DispatchQueue.global() and awaited, the
+    # promise made with pending() (rt) or a body (rtb), awaited from a task (rt, rtb) or the main
+    # actor (rtm, rtbm); the first peer, a checked continuation inside a cancellation handler, is
+    # the bar's reference.
+    "rt": (("checked-cancellable", "unsafe-cancellable", "checked", "unsafe"), 1, 20_000, 120_000, "await"),
+    "rtb": (("checked-cancellable", "unsafe-cancellable", "checked", "unsafe"), 1, 20_000, 120_000, "await"),
+    "rtm": (("checked-cancellable", "unsafe-cancellable", "checked", "unsafe"), 1, 10_000, 60_000, "await"),
+    "rtbm": (("checked-cancellable", "unsafe-cancellable", "checked", "unsafe"), 1, 10_000, 60_000, "await"),
+    # 1,000 values fanned in (then + all, against a TaskGroup) and 1,000 sequential steps (a then
+    # chain, against awaited calls alternating between two actors): information, no bar.
+    "fanin": (("taskgroup",), 1_000, 20, 120, "value"),
+    "seq": (("actors",), 1_000, 200, 1_200, "step"),
     # The unit of wheretime.py's atomic counts: one uncontended atomic read-modify-write, against
     # a load and a store of the same word (information: the machine, not the library).
     "rmw": (("plain",), 1, 10_000_000, 60_000_000, "operation"),
@@ -46,17 +58,24 @@ FIELDS = ("wall", "cpu", "user", "sys", "vcsw", "ivcsw")
 TIMES = ("wall", "cpu", "user", "sys")
 # The bars on whole-process time (Benchmarks/README.md, "The budgets"): ratio to the
 # first peer, for wall clock and CPU.
-BARS = {"w1": 1.0, "w2": 1.5, "w3": 1.0, "w7": 1.0}
+BARS = {"w1": 1.0, "w2": 1.5, "w3": 1.0, "w7": 1.0, "rt": 1.1, "rtb": 1.1, "rtm": 1.1, "rtbm": 1.1}
+
+
+# The rows against plain Swift concurrency, which MeasureConcurrency runs.
+CONCURRENCY = {"rt", "rtb", "rtm", "rtbm", "fanin", "seq"}
 
 
 def build():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "Measure"], cwd=HERE, check=True,
-                   stdout=subprocess.DEVNULL)
+    for product in ("Measure", "MeasureConcurrency"):
+        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=HERE, check=True,
+                       stdout=subprocess.DEVNULL)
     return os.path.join(HERE, ".build", "release", "Measure")
 
 
 def run(binary, workload, library, iterations):
     """Wall seconds, user and system seconds, voluntary and involuntary switches of one run."""
+    if workload in CONCURRENCY:
+        binary = os.path.join(os.path.dirname(binary), "MeasureConcurrency")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([binary, workload, library, str(iterations)], check=True, stdout=subprocess.DEVNULL)
