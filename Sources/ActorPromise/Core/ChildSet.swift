@@ -28,15 +28,15 @@ struct ChildSet {
     mutating func insert(_ child: consuming any PromiseNode) {
         if contains(child) { return }
         if table.withUnsafeMutablePointerToHeader({ $0.pointee.count == $0.pointee.capacity }) { grow() }
-        // The pointers are used outside the closure because `child` is consumed into its slot, and
-        // a consumed parameter cannot be captured; `table` (held by `self`) keeps them valid until
-        // the `withExtendedLifetime` below.
-        let (header, slots) = table.withUnsafeMutablePointers { ($0, $1) }
-        let index = header.pointee.count
-        child.slotInParent = UInt32(truncatingIfNeeded: index)
-        (slots + index).initialize(to: child)
-        header.pointee.count = index + 1
-        withExtendedLifetime(table) {}
+        // A consumed parameter cannot be captured: the child moves into its slot through a local.
+        var incoming = Optional(child)
+        table.withUnsafeMutablePointers { header, slots in
+            let index = header.pointee.count
+            let node = incoming.take().unsafelyUnwrapped
+            node.slotInParent = UInt32(truncatingIfNeeded: index)
+            (slots + index).initialize(to: node)
+            header.pointee.count = index + 1
+        }
     }
 
     /// Removes `child`, if it is in the set; returns whether it was. The last child takes its slot.
