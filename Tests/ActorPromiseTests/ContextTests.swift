@@ -123,9 +123,15 @@ struct FoundationQueueWaitTests {
             do { return "waited for \(try other.wait(timeout: hangGuard))" } catch { return "\(error)" }
         }
         try await started.value
-        // Settled from another thread; usually after the handler blocked, which is what this
-        // tests, but the outcome must be the same either way.
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { resolver.fulfill(5) }
+        // Settled from a thread of its own, never from Dispatch's global queue: the waiting
+        // handler holds one of that queue's threads, and the parallel tests may hold the others,
+        // so work queued there could wait for as long as libdispatch takes to add a thread.
+        // Usually after the handler blocked, which is what this tests; the outcome is the same
+        // either way.
+        Thread {
+            Thread.sleep(forTimeInterval: 0.02)
+            resolver.fulfill(5)
+        }.start()
         return try await result.value
     }
 
