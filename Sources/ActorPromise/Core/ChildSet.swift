@@ -32,7 +32,7 @@ struct ChildSet {
         var incoming = Optional(child)
         table.withUnsafeMutablePointers { header, slots in
             let index = header.pointee.count
-            let node = incoming.take().unsafelyUnwrapped
+            let node = incoming.take()!
             node.slotInParent = UInt32(truncatingIfNeeded: index)
             (slots + index).initialize(to: node)
             header.pointee.count = index + 1
