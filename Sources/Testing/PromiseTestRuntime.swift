@@ -294,9 +294,9 @@ public final class PromiseTestRuntime: Sendable {
     func outsideWorkMissing(_ late: [String], after timeout: Duration) -> String {
         let assumed = switch callbacks {
         case .inferred:
-            "the runtime took it for work on another thread (an SDK's queue) because the code that made it "
-                + "started no job or timer of the runtime (PromiseTestRuntime.Callbacks.inferred); if a fake on the "
-                + "runtime's clock answers it, make the runtime with callbacks: .onTheVirtualClock"
+            "the runtime took it for work on another thread (an SDK's queue) because it was made outside a promise "
+                + "body, or in a body that started no job or timer of the runtime (PromiseTestRuntime.Callbacks.inferred); "
+                + "if a fake on the runtime's clock answers it, make the runtime with callbacks: .onTheVirtualClock"
         case .fromOtherThreads:
             "the runtime was made with callbacks: .fromOtherThreads, so it waits for every completion handler; "
                 + "if a fake on the runtime's clock answers this one, make it with callbacks: .inferred or .onTheVirtualClock"
