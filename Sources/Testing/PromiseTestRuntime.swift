@@ -406,7 +406,7 @@ extension PromiseTestRuntime {
 
 extension PromiseTestRuntime: OutsideWorkTracker {
     package func settledFromOutside(_ promise: String) {
-        overtaken.withLock { if $0.clockJumped { $0.promises.append((promise, Self.pendingResolverAdvice)) } }
+        recordOvertaken(promise, advice: Self.pendingResolverAdvice)
     }
 
     package func outsideCallbackStarted(_ callback: OutsideCallback) {
@@ -421,7 +421,7 @@ extension PromiseTestRuntime: OutsideWorkTracker {
         // Called from another thread although the runtime took it for its own work: its clock
         // may have run ahead of that thread.
         if first, delivery != nil, !wasAwaited {
-            overtaken.withLock { if $0.clockJumped { $0.promises.append((callback.label, Self.presumedCallbackAdvice)) } }
+            recordOvertaken(callback.label, advice: Self.presumedCallbackAdvice)
         }
     }
 
@@ -480,9 +480,10 @@ private final class PendingReporter: Sendable {
 
 extension PromiseTestRuntime {
     /// Fails the current test (Swift Testing) — or, outside a test, prints a warning — for each
-    /// promise or completion handler that work outside the runtime settled after `autoAdvance` had moved the clock:
-    /// a timeout or delay may have fired before that work could deliver, which a program would
-    /// not do, and the runtime could not know. Called where a run ends, on the test's thread.
+    /// promise or completion handler that work outside the runtime settled after `autoAdvance` had
+    /// moved the clock: a timeout or delay may have fired before that work could deliver, which a
+    /// program would not do, and the runtime could not know. Called where a run ends, on the test's
+    /// thread.
     func reportOvertakenWork() {
         let promises = overtaken.withLock { state in
             defer { state.promises = [] }
@@ -494,6 +495,11 @@ extension PromiseTestRuntime {
                 + "which a program would not do. " + advice
             reportTestFailure(message)
         }
+    }
+
+    /// Keeps `what` for ``reportOvertakenWork()`` if `autoAdvance` has moved the clock.
+    func recordOvertaken(_ what: String, advice: String) {
+        overtaken.withLock { if $0.clockJumped { $0.promises.append((what, advice)) } }
     }
 
     /// What to do about a `Promise.pending()` resolver that another thread settled.
