@@ -28,9 +28,12 @@ struct JobSchedule {
     /// How many jobs wait.
     private(set) var count = 0
 
-    mutating func push(_ job: any Runnable, on context: any ExecutionContext, ordered: Bool) {
+    /// Queues `job`; a delivery from outside the runtime (`fromOutside`) is not counted among
+    /// ``pushes``, so that a callback answered while a promise body still runs does not count as
+    /// work the body started.
+    mutating func push(_ job: any Runnable, on context: any ExecutionContext, ordered: Bool, fromOutside: Bool = false) {
         sequence += 1
-        pushes += 1
+        if !fromOutside { pushes += 1 }
         count += 1
         if let index = lines.firstIndex(where: { $0.context === context }) {
             lines[index].jobs.append((sequence, job))
@@ -60,7 +63,7 @@ struct JobSchedule {
     /// Callbacks handed to work outside the runtime and not called yet (see `OutsideCallback`),
     /// oldest first, each with its number among the callbacks made.
     private var outside: [(id: ObjectIdentifier, number: UInt64, label: String)] = []
-    /// How many jobs were ever pushed.
+    /// How many jobs the runtime's own work ever pushed.
     private(set) var pushes: UInt64 = 0
     /// How many completion handlers were ever made under the runtime.
     private(set) var callbacksMade: UInt64 = 0

@@ -415,7 +415,7 @@ extension PromiseTestRuntime: OutsideWorkTracker {
 
     package func outsideCallbackEnded(_ callback: OutsideCallback, first: Bool, delivery: (@Sendable () -> Void)?) {
         let wasAwaited = schedule.withLockWakingWaiters { schedule in
-            defer { if let delivery { schedule.push(ClosureWorkItem(delivery), on: outsideLine, ordered: true) } }
+            defer { if let delivery { schedule.push(ClosureWorkItem(delivery), on: outsideLine, ordered: true, fromOutside: true) } }
             return first && schedule.callbackEnded(ObjectIdentifier(callback))
         }
         // Called from another thread although the runtime took it for its own work: its clock
