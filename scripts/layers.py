@@ -32,7 +32,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Layer order per target; "." is the target's top-level folder.
 ORDER = {
     "Executors": [".", "Threading", "Timers", "Pool", "Contexts"],
-    "ActorPromise": ["Vocabulary", "Core", "TaskLocals", ".", "Retry", "Operators", "Combinators", "Bridge"],
+    "ActorPromise": ["Vocabulary", "Core", "TaskLocals", ".", "Pending", "Retry", "Operators", "Combinators", "Bridge"],
     "Testing": ["."],
 }
 # Folders of a module that live outside its target's folder: the bridge is the ActorPromise

@@ -10,18 +10,17 @@ struct HTTPStatusError: Error, CustomStringConvertible {
     var description: String { "HTTP \(statusCode)" }
 }
 
-/// The body of a 2xx response to a GET of `url`, through URLSession's completion handler.
+/// The body of a 2xx response to a GET of `url`, through URLSession's completion handler, which
+/// the resolver makes: what the closure returns fulfils the promise, what it throws rejects it.
 /// Cancelling the promise — or losing its last waiter — cancels the request.
 func download(_ url: URL, with session: URLSession) -> Promise<Data> {
     Promise { resolver in
-        let task = session.dataTask(with: url) { data, response, error in
-            if let error { return resolver.reject(error) }
+        let task = session.dataTask(with: url, completionHandler: resolver.completion { data, response, error in
+            if let error { throw error }
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            guard (200..<300).contains(status), let data else {
-                return resolver.reject(HTTPStatusError(statusCode: status))
-            }
-            resolver.fulfill(data)
-        }
+            guard (200..<300).contains(status), let data else { throw HTTPStatusError(statusCode: status) }
+            return data
+        })
         resolver.onCancel { task.cancel() }
         task.resume()
     }

@@ -3,7 +3,8 @@
 //   swift run Fetch [--max-concurrent N] [--attempts N] URL...
 //
 // A failed request (a network error or a 5xx) is retried with back-off. Ctrl-C cancels every
-// request in flight and exits with status 130. Exit status 0 when all downloads succeed, 1 when
+// request in flight and exits with status 130. `kill -USR1 <pid>` prints every promise still
+// pending, where it was made and what it waits on. Exit status 0 when all downloads succeed, 1 when
 // one failed. Synchronous on purpose: the main thread blocks in `wait()`, which serves the main
 // actor meanwhile, so the `.main` handlers and the main-actor summary below run.
 import ActorPromise
@@ -12,6 +13,10 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+
+// Track pending promises in release builds too (debug builds always do), for SIGUSR1's report.
+PromiseDiagnostics.tracksPending = true
+let pendingReport = printPendingOnSignal()
 
 var maxConcurrent = 4
 var attempts = 3

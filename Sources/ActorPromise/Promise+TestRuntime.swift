@@ -46,6 +46,7 @@ func promiseMadeUnderTestRuntime<Value: Sendable>(
     guard let tracker = currentOutsideWorkTracker() else { return nil }
     let (promise, resolver) = Promise<Value>.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
     let (inner, innerResolver) = Promise<Value>.pending(tracksInterest: false, fileID: fileID, line: line)
+    promise.core.notePending(.handOver(ObjectIdentifier(inner.core)))
     let handoff = OutsideHandoff()
     inner.observe { outcome in handoff.deliver { resolver.resolve(outcome) } }
     resolver.onCancel { inner.cancel() }

@@ -41,7 +41,8 @@ public struct Promise<Value: Sendable>: Sendable {
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
-        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: PromiseSite(fileID: fileID, line: line, operation: .promise))
+        let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
+        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: site, rare: .keeping(site))
         return (Promise(core: core), Resolver(core: core))
     }
 
@@ -95,11 +96,12 @@ public struct Promise<Value: Sendable>: Sendable {
         line: UInt = #line,
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
-        Promise(core: PromiseCore(
+        let site = PromiseSite(fileID: fileID, line: line, operation: .lazy)
+        return Promise(core: PromiseCore(
             PromiseStateMachine(hook: .lazy), tracksInterest: tracksInterest,
             link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body))), runner: { object in
                 Link.promise(object, as: Value.self).runLazyBody()
-            }), site: PromiseSite(fileID: fileID, line: line, operation: .lazy)))
+            }), site: site, rare: .keeping(site)))
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this

@@ -34,8 +34,9 @@ extension PromiseTrace {
         set {
             traceSwitch.store(newValue, ordering: .relaxed)
             #if !DEBUG
-            // Release builds keep sites only while traces are on: operators then capture them.
-            PromiseTaskLocals.keepSites(newValue)
+            // Release builds keep sites only while traces or pending tracking are on: operators
+            // then capture them.
+            PromiseTaskLocals.keepSites(newValue || PendingRegistry.isOn)
             #endif
         }
     }

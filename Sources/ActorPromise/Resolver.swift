@@ -190,6 +190,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @inlinable
     nonisolated func runLazyBody() {
         let body = link.takeBody(as: LazyBody<Value>.self).run
+        notePending(.resolver)
         let resolver = Resolver(core: self)
         do {
             try body(resolver)

@@ -24,6 +24,7 @@ extension Promise {
         @_inheritActorContext operation: sending @escaping @isolated(any) () async throws -> Value
     ) {
         let (promise, resolver) = Promise.pending(tracksInterest: tracksInterest, fileID: fileID, line: line)
+        promise.core.notePending(.task)
         let task = Task(executorPreference: executor, priority: priority) {
             do { resolver.fulfill(try await operation()) } catch { resolver.rejectFromBody(error) }
         }

@@ -91,9 +91,11 @@ extension Resolver where Value == Void {
 extension Resolver {
     /// A callback handed to work outside a test runtime, when one drives this thread (see
     /// `PromiseTestRuntime`): the runtime waits for it before its clock jumps, and runs what it
-    /// delivers in its own order. `nil` (one relaxed load) everywhere else.
+    /// delivers in its own order. `nil` (one relaxed load) everywhere else. Also tells the pending
+    /// registry that the promise now waits for a completion handler.
     func outsideCallback() -> OutsideCallback? {
-        OutsideCallback.started("the completion handler of the promise made at \(core.siteText ?? "an unrecorded site")")
+        core.notePending(.completionHandler)
+        return OutsideCallback.started("the completion handler of the promise made at \(core.siteText ?? "an unrecorded site")")
     }
 
     /// Runs `settle` now, or as a job of the test runtime that tracks `outside`.

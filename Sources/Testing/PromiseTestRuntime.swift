@@ -67,8 +67,6 @@ public final class PromiseTestRuntime: Sendable {
     private let overtaken = LockedState<(clockJumped: Bool, promises: [(what: String, advice: String)])>((false, []))
     /// The context the jobs that outside callbacks deliver are recorded under.
     private let outsideLine = OutsideLine()
-    /// Reports of the promises made while the runtime drove (debug builds).
-    private let made = LockedState<[PendingReporter]>([])
     private let trace = LockedState<[String]>([])
     /// The line of the asynchronous form's task jobs.
     let tasks = TaskLine()
@@ -356,23 +354,18 @@ public final class PromiseTestRuntime: Sendable {
 
     // MARK: Reports
 
-    /// What is still pending among the promises made while the runtime drove (debug builds, which
-    /// record them; release builds list none): for each, its type, where it was made, who waits
-    /// for it (observers, children) and what it waits for — its parent, the promise it follows,
-    /// its handler, or its resolver (held by the work, a timer, or a lazy body nobody observed).
-    /// A job queued on a suspended `OperationExecutor` shows as a promise waiting for its handler.
+    /// What is still pending among the promises made while the runtime drove, as
+    /// `PromiseDiagnostics.pendingSnapshot()` draws it: each promise once, under the promise it
+    /// waits for, with its type, where it was made, how long it has been pending and what it
+    /// waits on — its parent, the promise it follows, its handler (queued on a suspended
+    /// `OperationExecutor`, say), its resolver, a completion handler, a task, a timer, a lazy
+    /// body nobody observed, a combinator's inputs. Debug builds track every promise; release
+    /// builds only while `PromiseDiagnostics.tracksPending` is on.
     ///
-    /// - Returns: One line per pending promise, oldest first; empty if none is pending.
+    /// - Returns: One line per pending promise (a long chain or a large subtree summarised in a
+    ///   line), oldest tree first; empty if none is pending.
     public func pendingReport() -> [String] {
-        made.withLock { reports in
-            var pending: [String] = []
-            reports.removeAll { reporter in
-                guard let line = reporter.report() else { return true }
-                pending.append(line)
-                return false
-            }
-            return pending
-        }
+        PromiseDiagnostics.pendingSnapshot().made(under: ObjectIdentifier(self)).lines
     }
 }
 
@@ -466,16 +459,6 @@ extension PromiseTestRuntime: TimerInterceptor {
         drain(until: isDone)
     }
 
-    package func record(_ report: @escaping @Sendable () -> String?) {
-        made.withLock { $0.append(PendingReporter(report: report)) }
-    }
-}
-
-/// A recorded promise's report, boxed: function values kept in generic storage are better not
-/// read back through it (see `DiagnosticHook`).
-private final class PendingReporter: Sendable {
-    let report: @Sendable () -> String?
-    init(report: @escaping @Sendable () -> String?) { self.report = report }
 }
 
 extension PromiseTestRuntime {

@@ -105,15 +105,21 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         #if DEBUG
         self.site = site
         self.madeUnder = RuntimeLink.current()
-        recordForTestRuntime()
+        let tracked = !settled && PendingRegistry.isOn
+        #else
+        // Release builds track the promises that brought a side object — operators and resolvers
+        // make one while tracking is on (see `PromiseDiagnostics.tracksPending`) — and the
+        // library's own, through which a snapshot follows what waits on what.
+        let tracked = !settled && (guardedTree.rare != nil || site.operation == .library) && PendingRegistry.isOn
         #endif
+        if tracked {
+            guardedTree.flags.insert(.pendingTracked)
+            registerPending(site: site)
+        }
     }
 
     deinit {
-        // A rejection no party took (R14): nobody ever registered as a dependent — every
-        // observer does — so nobody handled it or passed it on. Non-generic state only; the
-        // outcome is read on that rare path alone. (Nothing else holds the promise: no gate.)
-        if guardedTree.flags[.rejected], guardedTree.dependents == 0 { reportUnhandled() }
+        if !guardedTree.flags.isDisjoint(with: .reportedOnRelease) { reportRelease() }
         guard parent != nil else { return }
         var slot: AnyObject? = parent.take()
         // A parent that others still hold (a fan-out's root, say) is not freed by this release,
@@ -124,9 +130,18 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         ThreadState.withCurrent { $0.bury(&slot) }
     }
 
-    /// Reports this promise's rejection to ``PromiseDiagnostics``, unless it is a cancellation or
-    /// an abandonment (R14). Out of line: `deinit` runs unspecialized.
+    /// What a released promise reports, out of line (`deinit` runs unspecialized): it leaves the
+    /// pending registry first, so that a snapshot never reads it further; then a rejection no party
+    /// took (R14) — nobody ever registered as a dependent, and every observer does. (Nothing else
+    /// holds the promise: no gate.)
     @inline(never)
+    nonisolated func reportRelease() {
+        if guardedTree.flags[.pendingTracked] { PendingRegistry.remove(ObjectIdentifier(self)) }
+        if guardedTree.flags[.rejected], guardedTree.dependents == 0 { reportUnhandled() }
+    }
+
+    /// Reports this promise's rejection to ``PromiseDiagnostics``, unless it is a cancellation or
+    /// an abandonment (R14).
     nonisolated func reportUnhandled() {
         guard case .failure(let error)? = typed.publishedOutcome, !error.isCancellation,
               (error as? PromiseError)?.code != .abandoned else { return }
@@ -536,6 +551,50 @@ struct HeldGates: ~Copyable {
             chain[index].leaveGate()
             index -= 1
         }
+    }
+}
+
+/// A promise held by nothing of this value's own, read without ever retaining it: the pending
+/// registry's entry, which must not keep its promise alive — nor, by a retain and a release of its
+/// own, become the last holder whose release runs the promise's `deinit` on the registry's thread,
+/// inside the shard's lock that this `deinit` takes. Safety: the registry reads it only under its
+/// shard's lock, and the promise removes its entry under that lock as the first step of its
+/// `deinit`, so its memory and its fields are intact whenever it is read.
+@usableFromInline
+struct UnretainedNode: Sendable {
+    /// The promise's address.
+    private let address: UInt
+    /// Its type, which reads it at an address.
+    private let reader: any UnretainedReading.Type
+
+    init<Node: UnretainedReading>(_ node: Node) {
+        address = UInt(bitPattern: Unmanaged.passUnretained(node).toOpaque())
+        reader = Node.self
+    }
+
+    /// What the pending registry reads of the promise: `nil` once it has settled.
+    var pendingFacts: PendingFacts? { reader.pendingFacts(at: address) }
+
+    /// The promise it follows, if any; with ``adoptionLock`` held.
+    var adopteeUnderAdoptionLock: ObjectIdentifier? { reader.adoptee(at: address) }
+}
+
+/// A promise type that ``UnretainedNode`` reads at an address.
+protocol UnretainedReading: AnyObject, Sendable {
+    static func pendingFacts(at address: UInt) -> PendingFacts?
+    static func adoptee(at address: UInt) -> ObjectIdentifier?
+}
+
+extension StateActor: UnretainedReading {
+    static func pendingFacts(at address: UInt) -> PendingFacts? { reading(at: address) { $0.pendingFacts } }
+
+    static func adoptee(at address: UInt) -> ObjectIdentifier? {
+        reading(at: address) { promise in promise.adopteeUnderAdoptionLock.map { ObjectIdentifier($0) } }
+    }
+
+    /// Runs `body` with the promise at `address`, borrowed: no retain, no release.
+    private static func reading<Result>(at address: UInt, _ body: (StateActor) -> Result) -> Result {
+        Unmanaged<StateActor>.fromOpaque(UnsafeRawPointer(bitPattern: address)!)._withUnsafeGuaranteedRef(body)
     }
 }
 

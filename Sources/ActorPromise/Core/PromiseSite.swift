@@ -72,6 +72,20 @@ enum TraceOperation: UInt8, Sendable {
     case zipInput, allInput, allSettledInput, anyInput, raceInput
     case reject, resolve, cancel, cancelledWhileQueued, waitTimeout
 
+    /// Whether this names a combinator's inputs (`zip input`), which is also the operation of the
+    /// combinator's own result.
+    var isCombinatorInput: Bool {
+        switch self {
+        case .zipInput, .allInput, .allSettledInput, .anyInput, .raceInput: true
+        default: false
+        }
+    }
+
+    /// The combinator an input operation belongs to: `zip` for `zip input`.
+    var combinatorName: String {
+        name.hasSuffix(" input") ? String(name.dropLast(" input".count)) : name
+    }
+
     /// The name a trace shows.
     var name: String {
         switch self {

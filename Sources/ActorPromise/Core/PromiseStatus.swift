@@ -57,6 +57,11 @@ struct TreeFlags: OptionSet, Sendable {
     /// The promise, as an observer, runs on `.inline`: set at creation for a derived promise whose
     /// handler runs there, and when the promise starts following another, which it observes inline.
     @inlinable static var runsInline: TreeFlags { TreeFlags(rawValue: PromiseStatus.runsInline.rawValue) }
+    /// The promise is in the pending registry, which its `deinit` leaves (debug builds, and release
+    /// builds while ``PromiseDiagnostics/tracksPending`` is on). Fixed at creation.
+    @inlinable static var pendingTracked: TreeFlags { TreeFlags(rawValue: 4) }
+    /// What a released promise reports: the registry left, or a rejection nobody took (R14).
+    @inlinable static var reportedOnRelease: TreeFlags { TreeFlags(rawValue: 4 | 128) }
     /// Settled, and no child pending: reported to the parent, which then lets go of this node.
     @inlinable static var done: TreeFlags { TreeFlags(rawValue: 64) }
     /// The outcome is a rejection: `deinit` looks for an unhandled one here (R14). Kept in

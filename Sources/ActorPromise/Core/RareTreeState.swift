@@ -132,14 +132,15 @@ struct RareHandoff: Sendable {
         return RareHandoff(object: .passRetained(rare))
     }
 
-    /// A side object keeping `site`, while failure traces are on in a release build (R16): for
-    /// the promises no operator's capture brings one to (a resolver's, a combinator's).
+    /// A side object keeping `site`, while failure traces or pending tracking are on in a release
+    /// build (R16, ``PromiseDiagnostics/tracksPending``): for the promises no operator's capture
+    /// brings one to (a resolver's, a combinator's).
     @inlinable
     static func keeping(_ site: PromiseSite) -> RareHandoff {
         #if DEBUG
         return .none
         #else
-        guard tracesAreOn else { return .none }
+        guard tracesAreOn || PendingRegistry.isOn else { return .none }
         return RareHandoff(object: .passRetained(RareTreeState.keeping(site: site)))
         #endif
     }

@@ -22,6 +22,7 @@ extension Promise {
         let site = PromiseSite(fileID: fileID, line: line, operation: .timeout)
         let core = PromiseCore<Value>(PromiseStateMachine(), site: site, rare: .keeping(site))
         let (result, resolver) = (Promise(core: core), Resolver(core: core))
+        core.notePending(.timeout(source: ObjectIdentifier(self.core), delay: delay, due: scheduler is TimerThread ? .now + delay : nil))
         let timer = scheduler.schedule(after: delay) {
             guard branch.isPending else { return }
             resolver.reject(PromiseError(.timedOut), cause: .timedOut)
@@ -57,6 +58,7 @@ extension Promise {
         then(on: .inline, fileID: fileID, line: line) { value -> Promise<Value> in
             // Cancelling the returned promise (which follows this one) cancels it: interest.
             let (delayed, resolver) = Promise<Value>.pending(fileID: fileID, line: line)
+            delayed.core.notePending(.timer(delay: delay, due: scheduler is TimerThread ? .now + delay : nil))
             let timer = scheduler.schedule(after: delay) { resolver.fulfill(value) }
             resolver.onCancel { timer.cancel() }
             return delayed

@@ -195,6 +195,7 @@ final class RetryDriver<Value: Sendable>: Sendable {
         // A branch per attempt: cancelling the run cancels the branch, so the attempt loses this
         // waiter and stops its work unless somebody else waits for it (R7, B7).
         let attemptPromise = body(number).branch()
+        promise.core.notePending(.attempt(ObjectIdentifier(attemptPromise.core), number: number, of: attempts))
         state.withLock { $0.current = attemptPromise }
         attemptPromise.observe { [self] outcome in
             switch outcome {
@@ -216,6 +217,7 @@ final class RetryDriver<Value: Sendable>: Sendable {
         case .retry:
             next()
         case .retryAfter(let wait):
+            promise.core.notePending(.backOff(delay: wait, due: scheduler is TimerThread ? .now + wait : nil, nextAttempt: number + 1))
             let scheduled = scheduler.schedule(after: wait) { [self] in next() }
             let cancelled = state.withLock { state -> Bool in
                 if state.stopped { return true }

@@ -12,10 +12,6 @@ package protocol JobInterceptor: AnyObject, Sendable {
 
     /// Runs queued jobs and due timers until `isDone` says so or nothing more can run.
     func drive(until isDone: () -> Bool)
-
-    /// Notes a promise made on the thread (debug builds), for the report of what is pending:
-    /// `report` describes it while it is pending, and returns `nil` once it settled or was freed.
-    func record(_ report: @escaping @Sendable () -> String?)
 }
 
 /// Hands `item` to the calling thread's interceptor, if it has one; returns whether it did.

@@ -36,6 +36,15 @@ package final class LockedState<State: Sendable>: @unchecked Sendable {
         return try body(&state)
     }
 
+    /// Runs `body` with the state, the lock held, without the interleaving checker's scheduling
+    /// points (see ``ConditionLock/withLockUnscheduled(_:)``): for bookkeeping no scenario checks.
+    ///
+    /// - Parameter body: Reads or changes the state; it must reach no scheduling point.
+    /// - Returns: What `body` returns.
+    package func withLockUnscheduled<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.withLockUnscheduled { body(&state) }
+    }
+
     /// What ``withLock(waiting:)``'s step decided: finish with a result, or sleep until woken
     /// (at most `seconds`, if given) and look again.
     package enum Step<Result> {
