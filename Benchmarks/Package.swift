@@ -36,6 +36,11 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
+            name: "MeasurePending",
+            dependencies: [.product(name: "ActorPromise", package: "ActorPromise")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
             name: "ActorPromiseBenchmarks",
             dependencies: [
                 .product(name: "ActorPromise", package: "ActorPromise"),

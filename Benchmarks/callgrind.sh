@@ -3,6 +3,7 @@
 # callgrind. Sets OUT (a temporary folder, removed on exit) and BIN.
 swift build -c release --product Measure >/dev/null
 swift build -c release --product MeasureConcurrency >/dev/null
+swift build -c release --product MeasurePending >/dev/null
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # valgrind 3.19 cannot read the DWARF 5 debug info swiftc emits: measure stripped copies.
@@ -11,6 +12,9 @@ strip -o "$BIN" .build/release/Measure
 # The rows against plain Swift concurrency: `MEASURE=$CONCURRENCY_BIN per_unit …` runs them.
 CONCURRENCY_BIN="$OUT/MeasureConcurrency"
 strip -o "$CONCURRENCY_BIN" .build/release/MeasureConcurrency
+# The rows of pending tracking, on against off: `MEASURE=$PENDING_BIN per_unit on|off w1 100`.
+PENDING_BIN="$OUT/MeasurePending"
+strip -o "$PENDING_BIN" .build/release/MeasurePending
 
 # count LIB WORKLOAD ITERATIONS -> "instructions mallocs"
 count() {

@@ -34,6 +34,8 @@ read -r tl_w2_i tl_w2_m < <(per_unit actorpromise-tasklocal w2 1000)
 read -r tr_w1_i tr_w1_m < <(per_unit actorpromise-traced w1 100)
 read -r f_w1_i f_w1_m < <(per_unit actorpromise w1f 100)
 read -r trf_w1_i trf_w1_m < <(per_unit actorpromise-traced w1f 100)
+read -r pd_w1_i pd_w1_m < <(MEASURE=$PENDING_BIN per_unit on w1 100)
+read -r po_w1_i po_w1_m < <(MEASURE=$PENDING_BIN per_unit off w1 100)
 read -r nio_w2_i nio_w2_m < <(per_unit nio w2 1000)
 SMALL_SAVED=$SMALL; LARGE_SAVED=$LARGE; SMALL=$((SMALL * 100)); LARGE=$((LARGE * 100))
 read -r ap_w5_i ap_w5_m < <(per_unit actorpromise w5 1)
@@ -74,6 +76,7 @@ read -r ap_w4_i ap_w4_m < <(per_unit actorpromise w4 1)
 read -r nio_w4_i nio_w4_m < <(per_unit nio w4 1)
 SMALL=$SMALL_SAVED; LARGE=$LARGE_SAVED
 ap_w6=$("$BIN" w6 actorpromise 200000)
+pd_w6=$("$PENDING_BIN" w6 on 200000); po_w6=$("$PENDING_BIN" w6 off 200000)
 nio_w6=$("$BIN" w6 nio 200000)
 ap_w6h0=$("$BIN" w6h0 actorpromise 200000); nio_w6h0=$("$BIN" w6h0 nio 200000)
 ap_w6h10=$("$BIN" w6h10 actorpromise 50000); nio_w6h10=$("$BIN" w6h10 nio 50000)
@@ -120,6 +123,8 @@ row "W1 instr/link, failure traces on (R16) vs off" "$tr_w1_i" "$ap_w1_i" "$(rat
 row "W1 allocations/link, traces on vs off" "$tr_w1_m" "$ap_w1_m" "$(ratio "$tr_w1_m" "$ap_w1_m")" "(info)" ""
 row "W1 rejected: instr/link, traces on vs off" "$trf_w1_i" "$f_w1_i" "$(ratio "$trf_w1_i" "$f_w1_i")" "(info)" ""
 row "W1 rejected: allocations/link, traces on vs off" "$trf_w1_m" "$f_w1_m" "$(ratio "$trf_w1_m" "$f_w1_m")" "(info)" ""
+row "W1 instr/link, pending tracking on vs off" "$pd_w1_i" "$po_w1_i" "$(ratio "$pd_w1_i" "$po_w1_i")" "(info)" ""
+row "W1 allocations/link, pending tracking on vs off" "$pd_w1_m" "$po_w1_m" "$(ratio "$pd_w1_m" "$po_w1_m")" "(info)" ""
 row "W5 await of a settled promise vs unsafe cont." "$ap_w5_i" "$cont_w5_i" "$(ratio "$ap_w5_i" "$cont_w5_i")" "<=2.0x" "$(verdict "$ap_w5_i/$cont_w5_i" 2.0)"
 row "W5 checked continuation, same (info)" "$chk_w5_i" "$cont_w5_i" "$(ratio "$chk_w5_i" "$cont_w5_i")" "(info)" ""
 row "W5x instr/await, other thread (bar 6,500)" "$ap_w5x_i" "6500" "$(ratio "$ap_w5x_i" 6500)" "<=6500" "$(verdict "$ap_w5x_i" 6500)"
@@ -140,6 +145,7 @@ row "1,000 steps: instr/step, then chain vs actor calls" "$ap_seq_i" "$ac_seq_i"
 row "W4 instr per all(10,000) vs whenAllSucceed" "$ap_w4_i" "$nio_w4_i" "$(ratio "$ap_w4_i" "$nio_w4_i")" "<=0.5x" "$(verdict "$ap_w4_i/$nio_w4_i" 0.5)"
 row "W7 instr/hop, SerialQueue vs DispatchQueue" "$ap_w7_i" "$dq_w7_i" "$(ratio "$ap_w7_i" "$dq_w7_i")" "<=1.0x" "$(verdict "$ap_w7_i/$dq_w7_i" 1.0)"
 row "W6 bytes/pending promise + 1 handler (RSS)" "$ap_w6" "$nio_w6" "$(ratio "$ap_w6" "$nio_w6")" "<=384" "$(verdict "$ap_w6" 384)"
+row "W6 bytes/pending promise + 1 handler, pending tracking on vs off" "$pd_w6" "$po_w6" "$(ratio "$pd_w6" "$po_w6")" "(info)" ""
 row "W6 same, 0 handlers (info)" "$ap_w6h0" "$nio_w6h0" "$(ratio "$ap_w6h0" "$nio_w6h0")" "(info)" ""
 row "W6 same, 10 handlers (info)" "$ap_w6h10" "$nio_w6h10" "$(ratio "$ap_w6h10" "$nio_w6h10")" "(info)" ""
 row "lazy map, 8 at once: bytes/element 10^6 vs 10^5" "$ap_maplazy6" "$ap_maplazy5" "$(ratio "$ap_maplazy6" "$ap_maplazy5")" "(info)" ""

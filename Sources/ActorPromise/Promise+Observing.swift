@@ -32,6 +32,7 @@ extension Promise {
     @inlinable
     package func branch() -> Promise<Value> {
         let follower = PromiseCore<Value>(PromiseStateMachine())
+        follower.registerInReleaseIfTracking(site: PromiseSite())
         follower.adopt(core)
         return Promise(core: follower)
     }

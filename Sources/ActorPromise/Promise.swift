@@ -35,14 +35,15 @@ public struct Promise<Value: Sendable>: Sendable {
     ///   - line: The line of that site (filled in for you).
     /// - Returns: The promise, and the resolver to hand to the work. Releasing the resolver while
     ///   the promise is pending rejects it with ``PromiseError/Code/abandoned``.
-    @inlinable
+    @inlinable @inline(__always)
     public static func pending(
         tracksInterest: Bool = true,
         fileID: StaticString = #fileID,
         line: UInt = #line
     ) -> (promise: Promise<Value>, resolver: Resolver<Value>) {
         let site = PromiseSite(fileID: fileID, line: line, operation: .promise)
-        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: site, rare: .keeping(site))
+        let core = PromiseCore<Value>(PromiseStateMachine(), tracksInterest: tracksInterest, site: site)
+        core.registerInReleaseIfTracking(site: site)
         return (Promise(core: core), Resolver(core: core))
     }
 
@@ -97,11 +98,13 @@ public struct Promise<Value: Sendable>: Sendable {
         _ body: @escaping @Sendable (Resolver<Value>) throws -> Void
     ) -> Promise<Value> {
         let site = PromiseSite(fileID: fileID, line: line, operation: .lazy)
-        return Promise(core: PromiseCore(
+        let core = PromiseCore<Value>(
             PromiseStateMachine(hook: .lazy), tracksInterest: tracksInterest,
             link: Link(lazyBody: ErasedClosure(LazyBody(PromiseTaskLocals.carrying(body))), runner: { object in
                 Link.promise(object, as: Value.self).runLazyBody()
-            }), site: site, rare: .keeping(site)))
+            }), site: site)
+        core.registerInReleaseIfTracking(site: site)
+        return Promise(core: core)
     }
 
     // Disfavored: a trailing closure can bind to a parameter of generic type, and without this

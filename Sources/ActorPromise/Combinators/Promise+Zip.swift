@@ -27,10 +27,13 @@ public func zip<each V: Sendable>(
     // failure traces, which name an input's rejection `zip input 2 of 3` (R16); the tuple's
     // promise is made at the caller's site, which it names in `debugDescription`.
     let values = Promise<any Sendable>.all(erased, progress: nil, operation: .zipInput, fileID: fileID, line: line)
-    return values.derive(
+    let tuple: Promise<(repeat each V)> = values.derive(
         site: PromiseSite(fileID: fileID, line: line, operation: .library),
         link: .then(context: InlineContext.shared, taskLocals: PromiseTaskLocals.capture()) { (values: [any Sendable]) -> (repeat each V) in
             var iterator = values.makeIterator()
             return (repeat iterator.next()! as! each V)
         })
+    // A pending snapshot names the result by the tuple's type (release builds register it here).
+    tuple.core.registerInReleaseIfTracking(site: PromiseSite(fileID: fileID, line: line, operation: .library))
+    return tuple
 }

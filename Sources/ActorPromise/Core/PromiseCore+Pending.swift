@@ -4,9 +4,7 @@ import ActorPromiseExecutors
 // is made, and what a snapshot reads of it without its gate.
 
 extension StateActor {
-    /// Enters this promise, just made pending, in the pending registry. Out of line: tracking is
-    /// on.
-    @usableFromInline @inline(never)
+    /// Enters this promise, just made pending, in the pending registry.
     nonisolated func registerPending(site: PromiseSite) {
         PendingRegistry.register(
             UnretainedNode(self), id: ObjectIdentifier(self), site: site, valueType: Value.self, contextType: link.context.map { type(of: $0) },

@@ -99,27 +99,44 @@ actor StateActor<Value: Sendable, Machine>: SerialExecutor, PromiseNode, TreeHol
         self.status = Atomic(PromiseStatus(rawValue: flags.rawValue & TreeFlags.published.rawValue))
         self.parent = parent
         // A side object made already keeps the site for failure traces (release builds, R16).
-        self.guardedTree = TreeState(flags: rejected ? flags.union(.rejected) : flags, rare: rare.take())
+        let brought = rare.take()
+        self.guardedTree = TreeState(flags: rejected ? flags.union(.rejected) : flags, rare: brought)
         self.guardedMachine = machine
         self.link = link
         #if DEBUG
         self.site = site
         self.madeUnder = RuntimeLink.current()
-        let tracked = !settled && PendingRegistry.isOn
+        if !settled { registerPendingIfTracking(site: site) }
         #else
-        // Release builds track the promises that brought a side object — operators and resolvers
-        // make one while tracking is on (see `PromiseDiagnostics.tracksPending`) — and the
-        // library's own, through which a snapshot follows what waits on what.
-        let tracked = !settled && (guardedTree.rare != nil || site.operation == .library) && PendingRegistry.isOn
+        // Release builds track here the promises that brought a side object, which operators and
+        // resolvers make while tracking is on (see `PromiseDiagnostics.tracksPending`); `pending()`,
+        // `lazy` and the library's branches, made without one, register themselves
+        // (`registerInReleaseIfTracking`).
+        if !settled, brought != nil { registerPendingIfTracking(site: site) }
         #endif
-        if tracked {
-            guardedTree.flags.insert(.pendingTracked)
-            registerPending(site: site)
-        }
+    }
+
+    /// In a release build, enters this promise, just made pending without a side object
+    /// (`pending()`, `lazy`, a branch), in the pending registry if tracking is on: one relaxed
+    /// load while it is off. Debug builds register every promise in `init`.
+    @inlinable @inline(__always)
+    nonisolated func registerInReleaseIfTracking(site: PromiseSite) {
+        #if !DEBUG
+        if PendingRegistry.isOn { registerPendingIfTracking(site: site) }
+        #endif
+    }
+
+    /// Enters this promise, just made pending, in the pending registry if tracking is on. Out of
+    /// line, so that `init`, inlined where promises are made, stays small.
+    @usableFromInline @inline(never)
+    nonisolated func registerPendingIfTracking(site: PromiseSite) {
+        guard PendingRegistry.isOn else { return }
+        guardedTree.flags.insert(.pendingTracked)
+        registerPending(site: site)
     }
 
     deinit {
-        if !guardedTree.flags.isDisjoint(with: .reportedOnRelease) { reportRelease() }
+        if guardedTree.flags.rawValue & TreeFlags.reportedOnRelease.rawValue != 0 { reportRelease() }
         guard parent != nil else { return }
         var slot: AnyObject? = parent.take()
         // A parent that others still hold (a fan-out's root, say) is not freed by this release,
