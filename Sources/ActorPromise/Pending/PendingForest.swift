@@ -30,6 +30,18 @@ struct PendingForest {
     /// Trees deeper than this are summarised below it.
     static let depthLimit = 24
 
+    /// The rows a snapshot laid out already, to draw.
+    init(_ snapshot: PendingSnapshot, rows laidOut: [Placed]) {
+        self.snapshot = snapshot
+        placed = laidOut
+        remaining = 0
+        kidStart = []
+        kidList = []
+        size = []
+        rows = []
+    }
+
+    /// Lays out `snapshot`'s promises in at most `limit` rows.
     init(_ snapshot: PendingSnapshot, limit: Int) {
         self.snapshot = snapshot
         remaining = max(limit, 1)

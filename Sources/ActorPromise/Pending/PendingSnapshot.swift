@@ -5,8 +5,8 @@
 /// is the same graph for Graphviz. Both are bounded: past ``lineLimit`` lines (or nodes) the
 /// largest subtrees and the long chains are summarised in a line each.
 public struct PendingSnapshot: Sendable, CustomStringConvertible {
-    /// How many lines ``description`` (and promise nodes ``dot``) holds at most, summaries
-    /// included.
+    /// How many lines ``description`` holds at most, its head line and summaries included; ``dot``
+    /// draws the same rows.
     public static let lineLimit = 300
 
     /// The promises shown (the library's own bookkeeping promises left out).
@@ -19,6 +19,8 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
     /// Per shown promise, the shown promise it hangs under — the first it waits for that is shown —
     /// or -1.
     let under: [Int32]
+    /// The rows ``description`` and ``dot`` draw: laid out once, when the snapshot is made.
+    private(set) var rows: [PendingForest.Placed] = []
     /// The tables the promises' numbers point into: the names of their value types
     /// (`Promise<Int>`) and of their contexts, their sites, what they wait on besides other
     /// promises, and the inputs of the combinators among them.
@@ -48,6 +50,7 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
             }
             return target.map { Int32($0) } ?? -1
         }
+        rows = PendingForest(self, limit: Self.lineLimit - 1).placed
     }
 
     /// How many pending promises the snapshot holds.
@@ -57,7 +60,7 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
     /// once, under the promise it waits for, with its type, where it was made, how long it has
     /// been pending and what it waits on. Empty of promises, it says so in its one line.
     public var description: String {
-        let forest = PendingForest(self, limit: Self.lineLimit - 1)
+        let forest = PendingForest(self, rows: rows)
         let head = count == 1 ? "1 pending promise" : "\(count) pending promises"
         return ([head + (count == 0 ? "" : ":")] + forest.lines).joined(separator: "\n")
     }
@@ -66,7 +69,7 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
     /// labelled with its type, site and age, and an edge to what it waits on — another promise, or
     /// a node for the resolver held by the work, a completion handler, a task, a timer, a lazy
     /// body or a context that has not run the promise's handler yet, each with a shape of its own.
-    public var dot: String { PendingForest(self, limit: Self.lineLimit).dot }
+    public var dot: String { PendingForest(self, rows: rows).dot }
 
     /// The same snapshot, kept to the promises pending for at least `age`.
     ///
@@ -89,7 +92,7 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
     package func made(under runtime: ObjectIdentifier) -> PendingSnapshot { keeping { $0.runtime == runtime } }
 
     /// The forest's lines without the head line: one per pending promise, or per summary.
-    package var lines: [String] { PendingForest(self, limit: Self.lineLimit).lines }
+    package var lines: [String] { PendingForest(self, rows: rows).lines }
 }
 
 extension PendingSnapshot {
