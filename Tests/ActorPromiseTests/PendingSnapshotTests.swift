@@ -226,11 +226,16 @@ struct PendingSnapshotTests {
         let done = Atomic<Int>(0)
         let snapshots = Atomic<Int>(0)
         let overLimit = Atomic<Int>(0)
-        // Dispatch's threads, not the test's task: a loop that never suspends would hold one of
-        // the few threads every other suite's tasks run on.
+        // Threads of their own: loops that never suspend would hold the few threads that every
+        // other suite's tasks (the cooperative pool) or blocking waits (dispatch's global queues)
+        // need.
         let group = DispatchGroup()
+        func onThread(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread { body(); group.leave() }.start()
+        }
         for _ in 0 ..< 4 {
-            DispatchQueue.global().async(group: group) {
+            onThread {
                 for round in 0 ..< rounds {
                     let (root, resolver) = Promise<Int>.pending()
                     let (inner, innerResolver) = Promise<Int>.pending()
@@ -243,7 +248,7 @@ struct PendingSnapshotTests {
                 done.add(1, ordering: .releasing)
             }
         }
-        DispatchQueue.global().async(group: group) {
+        onThread {
             while done.load(ordering: .acquiring) < 4 || snapshots.load(ordering: .relaxed) == 0 {
                 let snapshot = PromiseDiagnostics.pendingSnapshot()
                 if snapshot.description.split(separator: "\n").count > PendingSnapshot.lineLimit { overLimit.add(1, ordering: .relaxed) }
