@@ -22,12 +22,10 @@ struct PendingSnapshotTests {
         }
     }
 
-    /// Switches tracking on (a release build's tests need it; debug builds track already) and
-    /// returns what switches it back.
-    static func trackPending() -> () -> Void {
-        let wasTracking = PromiseDiagnostics.tracksPending
+    /// Switches tracking on: a release build's tests need it (debug builds track already). It
+    /// stays on: suites run at once, and one that switched it off would take it from another.
+    static func trackPending() {
         PromiseDiagnostics.tracksPending = true
-        return { PromiseDiagnostics.tracksPending = wasTracking }
     }
 
     /// The CPU time the calling thread has used.
@@ -63,8 +61,7 @@ struct PendingSnapshotTests {
 
     @Test("a chain on a resolver, a timeout on its timer, a zip on one input, an async body and a completion handler: each with its site and what it waits on")
     func eachKindOfWait() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let service = HeldCompletions()
 
         let rootLine = #line + 1
@@ -127,8 +124,7 @@ struct PendingSnapshotTests {
 
     @Test("a promise released while pending leaves the snapshot; a lazy one nobody observed says so")
     func releasedAndLazy() {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let lazyLine = #line + 1
         var lazy: Promise<Int>? = Promise<Int>.lazy { $0.fulfill(1) }
         #expect(Self.line(Self.snapshot(), at: lazyLine).contains("waits for its lazy body"))
@@ -139,8 +135,7 @@ struct PendingSnapshotTests {
 
     @Test("a promise that follows another hangs under it; olderThan keeps the old ones")
     func followsAndAge() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let (inner, innerResolver) = Promise<Int>.pending()
         let outerLine = #line + 1
         let outer = Promise(value: 1).then(on: .inline) { _ in inner }
@@ -154,8 +149,7 @@ struct PendingSnapshotTests {
 
     @Test("a handler queued on a suspended OperationExecutor: the promise waits for its handler there")
     func queuedHandler() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let executor = OperationExecutor(label: "suspended", maxConcurrentCount: 1)
         executor.suspend()
         let handlerLine = #line + 1
@@ -168,8 +162,7 @@ struct PendingSnapshotTests {
 
     @Test("a chain of 10,000 links is a few lines: the first link, a line for the middle, the last")
     func longChain() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let (root, resolver) = Promise<Int>.pending()
         var last = root
         let linkLine = #line + 1
@@ -185,8 +178,7 @@ struct PendingSnapshotTests {
 
     @Test("a million pending promises: the snapshot stays within its bound and takes under a second of its thread's time", TestSettings.longTest)
     func millionPending() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         var resolvers: [Resolver<Int>] = []
         var ends: [Promise<Int>] = []
         for _ in 0 ..< 1_000 {
@@ -220,8 +212,7 @@ struct PendingSnapshotTests {
 
     @Test("snapshots taken while other threads make, follow, settle and release promises: every one within its bound, none kept alive")
     func snapshotsUnderChurn() async throws {
-        let restore = Self.trackPending()
-        defer { restore() }
+        Self.trackPending()
         let rounds = TestSettings.rounds("ACTORPROMISE_SNAPSHOT_ROUNDS", quick: 500, long: 20_000)
         let done = Atomic<Int>(0)
         let snapshots = Atomic<Int>(0)

@@ -134,8 +134,11 @@ struct PendingForest {
         }
         for (position, member) in group.enumerated() {
             let isLast = position == group.count - 1
-            let fits = whole.contains(member) ? rows[member] <= remaining : remaining >= 2
+            // A member that is not the last leaves a row for the line that counts the rest.
+            let spare = isLast ? 0 : 1
+            let fits = whole.contains(member) ? rows[member] + spare <= remaining : 2 + spare <= remaining
             guard fits || (isLast && remaining >= rows[member]) else {
+                guard remaining > 0 else { return }
                 let rest = group[position...]
                 let total = rest.reduce(0) { $0 + size[$1] }
                 append(.summary("… \(Self.count(total)) more pending promises in \(Self.count(rest.count)) "
