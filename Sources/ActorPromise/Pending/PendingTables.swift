@@ -13,16 +13,14 @@ struct PendingTables: Sendable {
     private var siteNumbers: [SiteKey: Int32] = [:]
     /// The last site numbered: a chain's links are usually made at one line, one after another.
     private var lastSite: (key: SiteKey, number: Int32)?
-    /// The numbers of the waits without a payload, made once.
-    private var plainWaits: [Int32] = []
 
     /// When the snapshot was taken.
     let takenAt: ContinuousClock.Instant
 
     init(takenAt: ContinuousClock.Instant) {
         self.takenAt = takenAt
+        // The waits without a payload, at the numbers `number(of:)` gives them.
         waits = [.resolver, .lazyBody, .completionHandler, .task, .inputs]
-        plainWaits = [0, 1, 2, 3, 4]
     }
 
     mutating func number(ofValueType type: any Any.Type) -> Int32 {
@@ -56,11 +54,11 @@ struct PendingTables: Sendable {
 
     mutating func number(of wait: PendingWait) -> Int32 {
         switch wait {
-        case .resolver: return plainWaits[0]
-        case .lazyBody: return plainWaits[1]
-        case .completionHandler: return plainWaits[2]
-        case .task: return plainWaits[3]
-        case .inputs: return plainWaits[4]
+        case .resolver: return 0
+        case .lazyBody: return 1
+        case .completionHandler: return 2
+        case .task: return 3
+        case .inputs: return 4
         case .timer, .timeout, .handOver, .attempt, .backOff:
             waits.append(wait)
             return Int32(waits.count - 1)
