@@ -59,7 +59,7 @@ final class Combinator<Input: Sendable, Output: Sendable, State: Sendable>: Send
             self.progress?.stop()
             self.stopWaiting(decided: true)
         }
-        promise.core.notePending(.inputs(inputs.map { ObjectIdentifier($0.core) }))
+        promise.core.notePendingInputs(inputs.map { ObjectIdentifier($0.core) })
         for (index, input) in inputs.enumerated() {
             input.core.observe(IndexedObserver(self, index))
         }

@@ -366,7 +366,7 @@ final class MapDriver<Element: Sendable, Value: Sendable>: Sendable {
             // transform from starting, or tells the returned promise it lost this dependent.
             let work = Promise<Void>().then(on: context) { _ in try transform(element) }
             if !track(index, work) { work.cancel() }
-            promise.core.notePending(.inputs(state.withLock { $0.running.values.map { ObjectIdentifier($0.core) } }))
+            promise.core.notePendingInputs(state.withLock { $0.running.values.map { ObjectIdentifier($0.core) } })
             work.observe { [self] outcome in finish(index, outcome) }
         }
     }

@@ -16,32 +16,6 @@ let pendingSwitch = Atomic<Bool>(tracksPendingByDefault)
 @usableFromInline let tracksPendingByDefault = false
 #endif
 
-/// What a tracked promise waits on besides its parent and the promise it follows: said when it is
-/// made, and by the code that hands its resolver to work (a completion handler, a task, a timer).
-@usableFromInline
-enum PendingWork: Sendable {
-    /// Its resolver, held by the work.
-    case resolver
-    /// A lazy body that runs when someone first observes the promise.
-    case lazyBody
-    /// A completion handler handed to work, not yet called.
-    case completionHandler
-    /// A task running its async body.
-    case task
-    /// A timer of `delay`, due then on the system clock (`nil` on another scheduler).
-    case timer(delay: Duration, due: ContinuousClock.Instant?)
-    /// `source`, or a timer of `delay` that rejects the promise first (`timeout`), due then.
-    case timeout(source: ObjectIdentifier, delay: Duration, due: ContinuousClock.Instant?)
-    /// A combinator's inputs.
-    case inputs([ObjectIdentifier])
-    /// Another promise whose outcome is handed over to this one (a test runtime's hand-over).
-    case handOver(ObjectIdentifier)
-    /// A retry's attempt `number` (of `attempts`, when known).
-    case attempt(ObjectIdentifier, number: Int, of: Int?)
-    /// A retry's back-off timer of `delay`, due then, before attempt `nextAttempt`.
-    case backOff(delay: Duration, due: ContinuousClock.Instant?, nextAttempt: Int)
-}
-
 /// What the registry keeps of a tracked promise: plain values only (a snapshot copies a million
 /// of them), so a combinator's inputs sit in their table's side list.
 @usableFromInline
@@ -60,31 +34,31 @@ struct PendingEntry: Sendable {
     let runtime: ObjectIdentifier?
 }
 
-/// ``PendingWork`` without the inputs' list.
+/// What a tracked promise waits on besides its parent and the promise it follows: said when it is
+/// made, and by the code that hands its resolver to work (a completion handler, a task, a timer).
+/// Plain values only; a combinator's inputs are noted beside it (``PendingRegistry/note(_:_:inputs:)``).
 @usableFromInline
 enum PendingWait: Sendable {
-    case resolver, lazyBody, completionHandler, task, inputs
+    /// Its resolver, held by the work.
+    case resolver
+    /// A lazy body that runs when someone first observes the promise.
+    case lazyBody
+    /// A completion handler handed to work, not yet called.
+    case completionHandler
+    /// A task running its async body.
+    case task
+    /// A combinator's inputs.
+    case inputs
+    /// A timer of `delay`, due then on the system clock (`nil` on another scheduler).
     case timer(delay: Duration, due: ContinuousClock.Instant?)
+    /// `source`, or a timer of `delay` that rejects the promise first (`timeout`), due then.
     case timeout(source: ObjectIdentifier, delay: Duration, due: ContinuousClock.Instant?)
+    /// Another promise whose outcome is handed over to this one (a test runtime's hand-over).
     case handOver(ObjectIdentifier)
+    /// A retry's attempt `number` (of `attempts`, when known).
     case attempt(ObjectIdentifier, number: Int, of: Int?)
+    /// A retry's back-off timer of `delay`, due then, before attempt `nextAttempt`.
     case backOff(delay: Duration, due: ContinuousClock.Instant?, nextAttempt: Int)
-
-    init(_ work: PendingWork) {
-        switch work {
-        case .resolver: self = .resolver
-        case .lazyBody: self = .lazyBody
-        case .completionHandler: self = .completionHandler
-        case .task: self = .task
-        case .inputs: self = .inputs
-        case .timer(let delay, let due): self = .timer(delay: delay, due: due)
-        case .timeout(let source, let delay, let due): self = .timeout(source: source, delay: delay, due: due)
-        case .handOver(let inner): self = .handOver(inner)
-        case .attempt(let attempt, let number, let attempts): self = .attempt(attempt, number: number, of: attempts)
-        case .backOff(let delay, let due, let next): self = .backOff(delay: delay, due: due, nextAttempt: next)
-        }
-    }
-
 }
 
 /// What a pending promise's own fields say, read without its gate.
@@ -139,12 +113,12 @@ enum PendingRegistry {
 
     static func register(
         _ node: UnretainedNode, id: ObjectIdentifier, site: PromiseSite, valueType: any Any.Type,
-        contextType: (any Any.Type)?, work: PendingWork
+        contextType: (any Any.Type)?, wait: PendingWait
     ) {
         let runtime = ThreadState.withCurrent { $0.activeInterceptor }.map { ObjectIdentifier($0) }
         let entry = PendingEntry(
             node: node, id: id, site: site, madeAt: .now, valueType: valueType, contextType: contextType,
-            wait: PendingWait(work), runtime: runtime)
+            wait: wait, runtime: runtime)
         shard(id).withLockUnscheduled { $0.insert(entry, for: id) }
     }
 
@@ -152,13 +126,14 @@ enum PendingRegistry {
         shard(id).withLockUnscheduled { $0.remove(id) }
     }
 
-    /// Says what a tracked promise waits on now (its work started, a timer was set).
+    /// Says what a tracked promise waits on now (its work started, a timer was set), with a
+    /// combinator's `inputs`.
     @usableFromInline
-    static func note(_ id: ObjectIdentifier, _ work: PendingWork) {
+    static func note(_ id: ObjectIdentifier, _ wait: PendingWait, inputs: [ObjectIdentifier]?) {
         shard(id).withLockUnscheduled { table in
             guard let slot = table.slotOf[id] else { return }
-            table.slots[slot]?.wait = PendingWait(work)
-            if case .inputs(let inputs) = work { table.inputs[id] = inputs }
+            table.slots[slot]?.wait = wait
+            if let inputs { table.inputs[id] = inputs }
         }
     }
 

@@ -8,15 +8,22 @@ extension StateActor {
     nonisolated func registerPending(site: PromiseSite) {
         PendingRegistry.register(
             UnretainedNode(self), id: ObjectIdentifier(self), site: site, valueType: Value.self, contextType: link.context.map { type(of: $0) },
-            work: site.operation == .lazy ? .lazyBody : .resolver)
+            wait: site.operation == .lazy ? .lazyBody : .resolver)
     }
 
     /// Says what this promise waits on now, if it is tracked: one relaxed load while tracking is
     /// off.
     @inlinable
-    nonisolated func notePending(_ work: @autoclosure () -> PendingWork) {
+    nonisolated func notePending(_ wait: @autoclosure () -> PendingWait) {
         guard PendingRegistry.isOn else { return }
-        PendingRegistry.note(ObjectIdentifier(self), work())
+        PendingRegistry.note(ObjectIdentifier(self), wait(), inputs: nil)
+    }
+
+    /// Says that this promise, a combinator's, waits for `inputs`, if it is tracked.
+    @inlinable
+    nonisolated func notePendingInputs(_ inputs: @autoclosure () -> [ObjectIdentifier]) {
+        guard PendingRegistry.isOn else { return }
+        PendingRegistry.note(ObjectIdentifier(self), .inputs, inputs: inputs())
     }
 
     /// `nil` once settled; otherwise its parent, and whether it follows another promise. Reads
