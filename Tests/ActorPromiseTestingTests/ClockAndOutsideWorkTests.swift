@@ -164,10 +164,14 @@ struct ClockAndOutsideWorkTests {
     func rawPendingResolverExplained() {
         let runtime = PromiseTestRuntime(autoAdvance: true)
         let queue = DispatchQueue(label: "raw-pending")
+        // The other thread holds the resolver until the run has answered, so the promise is still
+        // pending when the runtime describes it, however slow the machine.
+        let answered = DispatchSemaphore(value: 0)
+        defer { answered.signal() }
         do {
             _ = try runtime.run { () -> Promise<Int> in
                 let (promise, resolver) = Promise<Int>.pending()
-                queue.asyncAfter(deadline: .now() + .milliseconds(30)) { resolver.fulfill(7) }
+                queue.async { answered.wait(); resolver.fulfill(7) }
                 return promise
             }
             Issue.record("the runtime waited for work it cannot see")
