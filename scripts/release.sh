@@ -24,5 +24,19 @@ commit=$(git rev-parse HEAD)
 git tag -a "v$version" -m "ActorPromise $version"
 printf '%s %s\n' "$version" "$commit" > scripts/api-baseline.txt
 git add scripts/api-baseline.txt
-git commit -q -m "Release $version: its commit ($commit) is the API baseline"
+git commit -q -F - <<EOF
+Release $version: its commit is the API baseline
+
+Motivation:
+
+The API check compares the public interface with the last release.
+
+Modifications:
+
+scripts/api-baseline.txt names $version at $commit (tag v$version).
+
+Result:
+
+Later changes are checked against $version.
+EOF
 echo "released $version at $commit (tag v$version); push main and the tag"

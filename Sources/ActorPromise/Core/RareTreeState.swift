@@ -150,8 +150,9 @@ struct RareHandoff: Sendable {
 }
 
 /// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
-/// adoptees of other promises without their gates (R13). Taken only when a promise starts or
-/// stops following another, never on the plain `then` path, and never while waiting for a gate.
+/// adoptees of other promises without their gates (R13). Taken when a promise starts or stops
+/// following another and when it first needs its side object (a second child, a trace, an early
+/// report) — once per promise on a fan-out — and never while waiting for a gate.
 @usableFromInline
 let adoptionLock = ConditionLock()
 

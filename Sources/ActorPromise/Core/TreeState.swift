@@ -9,7 +9,9 @@
 ///   when it empties.
 /// - Dependents (derived promises, adopters, awaiters) are counted for interest tracking (R7).
 ///
-/// Pure value type: transitions return what must happen next; ``PromiseCore`` carries it out.
+/// Transitions return what must happen next and ``PromiseCore`` carries it out, with the gate
+/// held. The one write other threads can see is the side object's reference, made under
+/// ``adoptionLock`` (cycle checks read `rare?.adoptee` under it).
 @usableFromInline
 struct TreeState {
     // Declared in this order so that the flags' byte ends the layout.
