@@ -54,6 +54,20 @@ struct TimeoutTests {
         }
     }
 
+    @Test("a manual clock advanced again from inside one of its actions never moves back")
+    func nestedAdvance() {
+        let time = ManualScheduler()
+        let later = Locked(false)
+        _ = time.schedule(after: .seconds(1)) { time.advance(by: .seconds(5)) }
+        _ = time.schedule(after: .seconds(6)) { later.withLock { $0 = true } }
+        time.advance(by: .seconds(1))
+        #expect(time.elapsed == .seconds(6))
+        #expect(later.current)
+        _ = time.schedule(after: .seconds(1)) { later.withLock { $0 = false } }
+        time.advance(by: .seconds(1))
+        #expect(!later.current, "scheduled from the time the clock shows")
+    }
+
     @Test("the real clock fires too")
     func systemClock() async throws {
         let (never, _keep) = Promise<Int>.pending()

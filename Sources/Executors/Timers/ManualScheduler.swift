@@ -44,7 +44,8 @@ public final class ManualScheduler: PromiseScheduler, ScheduledActionQueue, Send
     public func advance(by duration: Duration) {
         let target = state.withLock { $0.now + duration }
         while fireNext(dueBy: target) {}
-        state.withLock { $0.now = target }
+        // Another thread's advance may have gone further meanwhile: time never moves back.
+        state.withLock { $0.now = max($0.now, target) }
     }
 
     /// The deadline of the earliest action waiting, if any.
