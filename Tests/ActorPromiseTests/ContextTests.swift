@@ -41,7 +41,7 @@ struct ContextTests {
         let pool = Self.onePool
         let progress = ChainProgress()
         @Sendable func link(_ value: Int) -> Promise<Int> {
-            progress.links.add(1, ordering: .relaxed)
+            progress.linked()
             if progress.stop.load(ordering: .relaxed) { return Promise(value: value) }
             return Promise(value: value + 1).then(on: pool) { link($0) }
         }
@@ -49,7 +49,7 @@ struct ContextTests {
         let chain = started.then(on: pool) { link(0) }
         start.fulfill(())
         // Off the pool, until the chain is well past one budget of follow-ups in a row.
-        while progress.links.load(ordering: .relaxed) < 4 * WorkerPool.followUpBudget { await Task.yield() }
+        try await progress.farEnough.timeout(after: hangGuard).value
         let ran = Promise<Void> { resolver in
             pool.submit(ClosureWorkItem { progress.stop.store(true, ordering: .relaxed); resolver.fulfill(()) })
         }
@@ -62,6 +62,15 @@ struct ContextTests {
     final class ChainProgress: Sendable {
         let links = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
+        /// Fulfilled when the chain has run four budgets of follow-ups.
+        let farEnough: Promise<Void>
+        private let reached: Resolver<Void>
+
+        init() { (farEnough, reached) = Promise<Void>.pending() }
+
+        func linked() {
+            if links.add(1, ordering: .relaxed).newValue == 4 * WorkerPool.followUpBudget { reached.fulfill() }
+        }
     }
 
     /// A pool of one thread for `endlessChainYields` (pools live as long as the process).

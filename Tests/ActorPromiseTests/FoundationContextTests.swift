@@ -68,8 +68,11 @@ struct FoundationContextTests {
         let queue = OperationQueue()
         queue.isSuspended = true
         let ran = Locked(false)
-        let handler = Promise(value: 1).then(on: queue) { _ in ran.withLock { $0 = true } }
-        while queue.operationCount == 0 { await Task.yield() }
+        let (input, resolver) = Promise<Int>.pending()
+        let handler = input.then(on: queue) { _ in ran.withLock { $0 = true } }
+        // The fulfil hands the handler to the queue before it returns.
+        resolver.fulfill(1)
+        #expect(queue.operationCount == 1)
         queue.cancelAllOperations()
         queue.isSuspended = false
         guard case .failure(let error) = await handler.timeout(after: hangGuard).outcome else {

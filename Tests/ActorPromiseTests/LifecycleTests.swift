@@ -143,9 +143,11 @@ struct CrossExecutorDependencyTests {
     func endedDependency() async throws {
         let first = OperationExecutor(label: "first"), second = OperationExecutor(label: "second")
         let ran = Countdown(1), finished = Countdown(1)
-        let upstream = first.addOperation { finished.tick() }
+        let upstream = first.addOperation {}
+        // An operation that depends on it starts only once it has finished.
+        first.addOperation(dependencies: [upstream]) { finished.tick() }
         try await finished.wait()
-        while !upstream.isFinished { await Task.yield() }
+        #expect(upstream.isFinished)
         second.addOperation(dependencies: [upstream]) { ran.tick() }
         try await ran.wait()
     }
@@ -244,9 +246,11 @@ struct TimerLifetimeTests {
     @Test("L2 a cancelled one-hour delay holds nothing afterwards")
     func cancelledDelay() async throws {
         try await expectRelease { object in
-            let delayed = Promise(value: object).delay(.seconds(3600))
-            // Wait until the delay's timer is scheduled (its input was observed), then cancel.
-            while delayed.parent?.isPending ?? true { await Task.yield() }
+            let (input, resolver) = Promise<Tracked>.pending()
+            let delayed = input.delay(.seconds(3600))
+            // The delay observes its input inline: the fulfil schedules its timer.
+            resolver.fulfill(object)
+            #expect(delayed.isPending)
             delayed.cancel()
             _ = await delayed.outcome
         }

@@ -14,7 +14,7 @@ struct MapLazySequenceTests {
     /// Transforms whose promises the test settles, one resolver per element read.
     final class Pending: Sendable {
         let resolvers = Locked<[Int: Resolver<Int>]>([:])
-        let started = Locked(0)
+        let started = Tally()
 
         func transform(_ element: Int) -> Promise<Int> {
             let (promise, resolver) = Promise<Int>.pending()
@@ -131,18 +131,18 @@ struct MapAsyncSequenceTests {
     /// Counts its reads; after `limit` elements it ends, or throws if `failure` is set; an element
     /// it has none for yet waits (in `Task.sleep`) until its task is cancelled.
     struct Counted: AsyncSequence, Sendable {
-        let reads: Locked<Int>
+        let reads: Tally
         var limit = Int.max
         var failure: TestError?
         var available = Int.max
-        let cancelled = Locked(false)
+        let cancelled = Tally()
 
         struct AsyncIterator: AsyncIteratorProtocol {
             let sequence: Counted
             mutating func next() async throws -> Int? {
                 let index = sequence.reads.increment() - 1
                 if index >= sequence.available {
-                    do { try await Task.sleep(for: .seconds(3_600)) } catch { sequence.cancelled.withLock { $0 = true }; throw error }
+                    do { try await Task.sleep(for: .seconds(3_600)) } catch { sequence.cancelled.increment(); throw error }
                 }
                 if index >= sequence.limit {
                     if let failure = sequence.failure { throw failure }
@@ -152,11 +152,6 @@ struct MapAsyncSequenceTests {
             }
         }
         func makeAsyncIterator() -> AsyncIterator { AsyncIterator(sequence: self) }
-    }
-
-    static func waitUntil(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + hangGuard
-        while !condition(), ContinuousClock.now < deadline { await Task.yield() }
     }
 
     @Test("an AsyncStream: every value, in input order")
@@ -171,13 +166,13 @@ struct MapAsyncSequenceTests {
 
     @Test("the next element is read only when a slot frees")
     func readsWhenSlotsFree() async throws {
-        let reads = Locked(0)
+        let reads = Tally()
         let pending = MapLazySequenceTests.Pending()
         let result = Promise<Int>.map(Counted(reads: reads, limit: 5), maxConcurrency: 2, on: .inline) { pending.transform($0) }
-        await Self.waitUntil { pending.started.current == 2 }
+        try await pending.started.reach(2)
         #expect(reads.current == 2, "two slots: two elements read, and the reader waits")
         for element in 0..<5 {
-            await Self.waitUntil { pending.started.current > element }
+            try await pending.started.reach(element + 1)
             pending.settle(element, with: element)
         }
         #expect(try await result.value == [0, 1, 2, 3, 4])
@@ -186,7 +181,7 @@ struct MapAsyncSequenceTests {
 
     @Test("an error the sequence throws rejects the result")
     func sequenceThrows() async throws {
-        let result = Promise<Int>.map(Counted(reads: Locked(0), limit: 3, failure: TestError(id: 5)), maxConcurrency: 2) {
+        let result = Promise<Int>.map(Counted(reads: Tally(), limit: 3, failure: TestError(id: 5)), maxConcurrency: 2) {
             Promise(value: $0)
         }
         await #expect(throws: TestError(id: 5)) { try await result.value }
@@ -194,14 +189,13 @@ struct MapAsyncSequenceTests {
 
     @Test("cancelling the result cancels the read under way, and nothing more is read")
     func cancelStopsTheReader() async throws {
-        let reads = Locked(0)
+        let reads = Tally()
         let sequence = Counted(reads: reads, available: 1)
         let cancelled = sequence.cancelled
         let result = Promise<Int>.map(sequence, maxConcurrency: 4) { Promise(value: $0) }
-        await Self.waitUntil { reads.current == 2 }   // the second read waits for an element
+        try await reads.reach(2)   // the second read waits for an element
         result.cancel()
-        await Self.waitUntil { cancelled.current }
-        #expect(cancelled.current, "the read under way saw its task cancelled")
+        try await cancelled.reach(1)   // the read under way saw its task cancelled
         #expect(reads.current == 2)
         await #expect(throws: PromiseError.self) { try await result.value }
     }

@@ -168,9 +168,8 @@ struct FailureTraceTests {
     @Test("a cancelled task's await, and the lost interest it causes")
     func taskCancelled() async throws {
         let (request, resolver) = Promise<Int>.pending()
-        let started = Mutex(false)
-        let task = Task {
-            started.withLock { $0 = true }
+        // Immediate: the task registers its await before `Task.immediate` returns.
+        let task = Task.immediate {
             do {
                 _ = try await request.value
                 return PromiseTrace?.none
@@ -178,12 +177,7 @@ struct FailureTraceTests {
                 return PromiseTrace.of(error)
             }
         }
-        while !started.withLock({ $0 }) { await Task.yield() }
-        // The await registers right after the task starts; cancel until the promise hears of it.
-        while request.isPending {
-            task.cancel()
-            await Task.yield()
-        }
+        task.cancel()
         let awaited = try #require(await task.value)
         #expect(awaited.kind == .cancellation)
         #expect(awaited.cause == .taskCancelled)
