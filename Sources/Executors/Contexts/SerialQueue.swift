@@ -19,7 +19,8 @@ public final class SerialQueue: ExecutionContext, Sendable {
     public let label: String
     private let pool: WorkerPool
     private let state: LockedState<Pending>
-    private let batchLimit = 64
+    /// How many jobs a batch runs before it lets other queues' work in.
+    private let batchLimit: Int
     private let drain: Drain
 
     /// The items waiting, whether a drain is scheduled to run them, and, while it is, the queue
@@ -79,9 +80,16 @@ public final class SerialQueue: ExecutionContext, Sendable {
     /// - Parameters:
     ///   - label: A name for debugging.
     ///   - pool: The threads it runs on. Defaults to ``WorkerPool/global``.
-    public init(label: String = "SerialQueue", pool: WorkerPool = .global) {
+    public convenience init(label: String = "SerialQueue", pool: WorkerPool = .global) {
+        self.init(label: label, pool: pool, batchLimit: 64)
+    }
+
+    /// A queue whose batches run at most `batchLimit` jobs (the interleaving checker's scenarios
+    /// use a small one).
+    package init(label: String, pool: WorkerPool, batchLimit: Int) {
         self.label = label
         self.pool = pool
+        self.batchLimit = max(1, batchLimit)
         let state = LockedState(Pending())
         self.state = state
         self.drain = Drain(state)

@@ -32,7 +32,7 @@ public final class WorkerPool: ExecutionContext, Sendable {
     /// One semaphore per thread to park on, outside the lock. (A condition variable would make
     /// every wake-up cost a second system call: the woken thread takes the lock back marked as
     /// contended, so its next unlock wakes a waiter that is not there.)
-    private let parkers: [DispatchSemaphore]
+    private let parkers: [Parker]
     /// Whether the shared queue holds a job, readable without the lock: searching threads watch
     /// it. Written under the lock when that changes (so not on every job while the pool is busy:
     /// the searchers' reads then leave the cache line alone), so it is exact whenever the lock is
@@ -48,6 +48,13 @@ public final class WorkerPool: ExecutionContext, Sendable {
     /// Without waiting jobs a chain keeps its thread for as long as it runs.
     public static let followUpBudget = 1_024
 
+    #if ACTORPROMISE_INTERLEAVINGS
+    /// This pool's budget: a checked pool's is small, so that a scenario reaches it.
+    private let followUpBudget: Int
+    #else
+    @inline(__always) private var followUpBudget: Int { Self.followUpBudget }
+    #endif
+
     /// Creates a pool and starts its threads. Pools live as long as the process; create few.
     ///
     /// - Parameters:
@@ -56,13 +63,25 @@ public final class WorkerPool: ExecutionContext, Sendable {
     public init(threadCount: Int, name: String = "ActorPromise.pool") {
         self.threadCount = max(1, threadCount)
         schedule = LockedState(PoolSchedule(workerCount: self.threadCount))
-        parkers = (0..<self.threadCount).map { _ in DispatchSemaphore(value: 0) }
+        parkers = (0..<self.threadCount).map { _ in Parker() }
+        #if ACTORPROMISE_INTERLEAVINGS
+        followUpBudget = Self.followUpBudget
+        #endif
         for index in 0..<self.threadCount {
             // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
             // lives as long as the process.
             startThread(named: "\(name).\(index)") { self.workerLoop(index) }
         }
     }
+
+    #if ACTORPROMISE_INTERLEAVINGS
+    private init(startingNoThreads workers: Int, followUpBudget: Int) {
+        threadCount = workers
+        schedule = LockedState(PoolSchedule(workerCount: workers))
+        parkers = (0..<workers).map { _ in Parker() }
+        self.followUpBudget = followUpBudget
+    }
+    #endif
 
     /// Schedules `item` on one of the pool's threads.
     public func submit(_ item: any Runnable) {
@@ -102,7 +121,10 @@ public final class WorkerPool: ExecutionContext, Sendable {
     @inline(__always)
     private func publishQueueState(of schedule: borrowing PoolSchedule) {
         let hasWork = !schedule.queue.isEmpty
-        if hasQueuedWork.load(ordering: .relaxed) != hasWork { hasQueuedWork.store(hasWork, ordering: .relaxed) }
+        if hasQueuedWork.load(ordering: .relaxed) != hasWork {
+            schedulingPoint("pool.publish")
+            hasQueuedWork.store(hasWork, ordering: .relaxed)
+        }
     }
 
     /// Worker `index`'s next job — one trip through the lock, and one more after each sleep — or
@@ -124,21 +146,22 @@ public final class WorkerPool: ExecutionContext, Sendable {
             case .search: return nil
             case .park:
                 parked = true
-                parkers[index].wait()
+                // Only a worker of the checker's scenarios is ever stopped (see `Parker`).
+                guard parkers[index].wait() else { return nil }
                 // Whoever woke this thread took it off the parked list and counted it as searching.
                 next = withSchedule { $0.nextWhileSearching(for: index, givingUp: true) }
             }
         }
     }
 
-    private func workerLoop(_ index: Int) -> Never {
+    private func workerLoop(_ index: Int) {
         let thread = ThreadState.current
         thread.pool = ObjectIdentifier(self)
         var backOff = SearchBackOff()
         var followUps = 0
         while true {
             if let item = thread.nextSlot.take() {
-                if followUps < Self.followUpBudget || !hasQueuedWork.load(ordering: .relaxed) {
+                if followUps < followUpBudget || !hasQueuedWork(at: "pool.followUp") {
                     followUps &+= 1
                     item.run()
                     continue
@@ -152,12 +175,14 @@ public final class WorkerPool: ExecutionContext, Sendable {
                 job.run()
                 continue
             }
+            if parkers[index].isStopped { return thread.pool = nil }
             // Searching: spin, then take a job or park.
             var deadline: Double? = nil
             var job: (any Runnable)? = nil
             while job == nil {
                 let found = spin(until: &deadline)
                 job = nextJob(for: index, parked: &parked) { $0.nextWhileSearching(for: index, givingUp: !found) }
+                if job == nil, parkers[index].isStopped { return thread.pool = nil }
             }
             if parked { backOff.gaveUp() } else { backOff.found() }
             job!.run()
@@ -169,6 +194,10 @@ public final class WorkerPool: ExecutionContext, Sendable {
     /// sooner reads no clock at all). It does not yield the core as it spins: a search that
     /// yields misses most quick replies, and each miss costs a sleep and a wake-up.
     private func spin(until deadline: inout Double?) -> Bool {
+        #if ACTORPROMISE_INTERLEAVINGS
+        // One look: the checker decides what the other threads did meanwhile.
+        return hasQueuedWork(at: "pool.search")
+        #else
         var rounds = 0
         while !hasQueuedWork.load(ordering: .relaxed) {
             rounds &+= 1
@@ -182,6 +211,14 @@ public final class WorkerPool: ExecutionContext, Sendable {
             }
         }
         return true
+        #endif
+    }
+
+    /// `hasQueuedWork`, read outside the lock; `label` names the read for the checker.
+    @inline(__always)
+    private func hasQueuedWork(at label: StaticString) -> Bool {
+        schedulingPoint(label)
+        return hasQueuedWork.load(ordering: .relaxed)
     }
 }
 
@@ -204,3 +241,32 @@ extension ExecutionContext where Self == WorkerPool {
     /// The library's default context: a shared pool with one thread per core.
     public static var global: WorkerPool { WorkerPool.global }
 }
+
+#if ACTORPROMISE_INTERLEAVINGS
+extension WorkerPool {
+    /// A pool whose workers the interleaving checker's scenarios run (it starts no thread): each
+    /// worker runs ``runCheckedWorker(_:)`` on a scenario thread.
+    ///
+    /// - Parameters:
+    ///   - workers: How many workers.
+    ///   - followUpBudget: How many follow-ups a worker runs in a row while jobs wait.
+    ///   - stopsWhen: When a parked worker with no signal may leave its loop: once every job the
+    ///     scenario submits has run. A worker parked with a job still queued then never leaves,
+    ///     and the checker reports the deadlock: that is a lost wake-up.
+    package convenience init(checkedWorkers workers: Int, followUpBudget: Int, stopsWhen: @escaping @Sendable () -> Bool) {
+        self.init(startingNoThreads: workers, followUpBudget: followUpBudget)
+        for parker in parkers { parker.stopsWhen(stopsWhen) }
+    }
+
+    /// Runs worker `index`'s loop on the calling thread until it is parked and its scenario lets
+    /// it stop.
+    package func runCheckedWorker(_ index: Int) {
+        workerLoop(index)
+    }
+
+    /// The schedule's state: the jobs queued and the searching workers.
+    package var checkedSchedule: (queued: Int, searching: Int) {
+        schedule.withLockUnscheduled { ($0.queue.count, $0.searching) }
+    }
+}
+#endif

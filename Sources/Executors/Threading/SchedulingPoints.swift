@@ -18,15 +18,21 @@ package final class InterleavingHooks: Sendable {
     package let willLock: @Sendable (ObjectIdentifier) -> Void
     /// After a lock was let go.
     package let didUnlock: @Sendable (ObjectIdentifier) -> Void
+    /// A thread that would block (on a semaphore, a condition variable): returns once `condition`
+    /// holds, the checker running other threads meanwhile — or `false` at once if the calling
+    /// thread is not one the checker runs, which then blocks for real.
+    package let block: @Sendable (_ condition: @escaping () -> Bool) -> Bool
 
     package init(
         point: @escaping @Sendable (StaticString) -> Void,
         willLock: @escaping @Sendable (ObjectIdentifier) -> Void,
-        didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void
+        didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void,
+        block: @escaping @Sendable (_ condition: @escaping () -> Bool) -> Bool
     ) {
         self.point = point
         self.willLock = willLock
         self.didUnlock = didUnlock
+        self.block = block
     }
 }
 
@@ -52,6 +58,12 @@ package func reachLock(_ lock: AnyObject) { installedHooks?.willLock(ObjectIdent
 
 @usableFromInline
 package func reachUnlock(_ lock: AnyObject) { installedHooks?.didUnlock(ObjectIdentifier(lock)) }
+
+/// Blocks a checked thread until `condition` holds, letting the checker run others meanwhile;
+/// returns `false` at once on any other thread (see ``InterleavingHooks/block``).
+package func blockAtSchedulingPoint(until condition: @escaping () -> Bool) -> Bool {
+    installedHooks?.block(condition) ?? false
+}
 #endif
 
 /// A scheduling point before an atomic operation (nothing outside the checker's build).

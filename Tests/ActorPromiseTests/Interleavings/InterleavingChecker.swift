@@ -77,7 +77,12 @@ final class InterleavingChecker: @unchecked Sendable {
         installInterleavingHooks(InterleavingHooks(
             point: { [unowned self] label in point(String(describing: label)) },
             willLock: { [unowned self] lock in willLock(lock) },
-            didUnlock: { [unowned self] lock in didUnlock(lock) }
+            didUnlock: { [unowned self] lock in didUnlock(lock) },
+            block: { [unowned self] condition in
+                guard checkedThread() != nil else { return false }
+                wait(until: condition)
+                return true
+            }
         ))
     }
 
@@ -405,10 +410,14 @@ final class CheckedThread: @unchecked Sendable {
 /// and the check of what a user would observe once they have all finished.
 struct Scenario: Sendable {
     let name: String
+    /// The most preemptions its search allows by default: fewer than three for scenarios whose
+    /// threads pass so many points that three would take minutes (each prints its bound).
+    let bound: Int
     let make: @Sendable () -> Instance
 
-    init(_ name: String, make: @escaping @Sendable () -> Instance) {
+    init(_ name: String, bound: Int = 3, make: @escaping @Sendable () -> Instance) {
         self.name = name
+        self.bound = bound
         self.make = make
     }
 

@@ -8,16 +8,17 @@ import Testing
 @Suite("Interleavings: every schedule up to a preemption bound", .serialized)
 struct InterleavingTests {
     static let scenarios = CombinatorScenarios.all + CoreScenarios.all + TimerAndAwaitScenarios.all
+        + PoolScenarios.all + ContextScenarios.all
 
     @Test("each scenario under every schedule", arguments: scenarios.indices)
     func scenario(_ index: Int) {
         let scenario = Self.scenarios[index]
-        let bound = TestSettings.integer("ACTORPROMISE_INTERLEAVING_BOUND", default: 3)
+        let bound = TestSettings.integer("ACTORPROMISE_INTERLEAVING_BOUND", default: scenario.bound)
         let limit = TestSettings.integer("ACTORPROMISE_INTERLEAVING_LIMIT", default: 200_000)
         let report = InterleavingChecker.shared.explore(scenario, bound: bound, limit: limit)
         print("interleavings: \(report)")
         #expect(report.failure == nil, "\(report)")
-        #expect(report.complete || bound > 3, "\(report)")
+        #expect(report.complete || bound > scenario.bound, "\(report)")
     }
 
     @Test("the scenarios are at least twenty, each named once")

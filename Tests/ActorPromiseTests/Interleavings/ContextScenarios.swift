@@ -1,0 +1,110 @@
+#if ACTORPROMISE_INTERLEAVINGS
+@testable import ActorPromise
+import Foundation
+import Synchronization
+
+/// The contexts built on the pool — a serial queue's hand-off between the submitting thread and
+/// the draining one, a concurrent queue's barrier against readers starting, an operation
+/// executor's concurrency limit, dependencies and cancel — each on a pool of checked workers
+/// (see ``PoolScenarios``), checked for what a user relies on.
+enum ContextScenarios {
+    static let all: [Scenario] = [serialHandOff, barrierAgainstReaders, operationDependencyAndCancel]
+
+    typealias Jobs = PoolScenarios.Jobs
+
+    /// Counts what runs at once; an item passes a scheduling point while it runs, so that the
+    /// checker can start another beside it.
+    final class Occupancy: Sendable {
+        private let readers = Atomic<Int>(0)
+        private let barriers = Atomic<Int>(0)
+        let overlaps = Mutex<[String]>([])
+
+        /// A plain item (or, with `exclusive`, one that must run alone) runs.
+        func run(_ name: String, exclusive: Bool) {
+            if exclusive {
+                let others = readers.load(ordering: .sequentiallyConsistent) + barriers.add(1, ordering: .sequentiallyConsistent).newValue - 1
+                if others > 0 { overlaps.withLock { $0.append("\(name) ran beside \(others) others") } }
+                schedulingPoint("item.runs")
+                barriers.subtract(1, ordering: .sequentiallyConsistent)
+            } else {
+                readers.add(1, ordering: .sequentiallyConsistent)
+                if barriers.load(ordering: .sequentiallyConsistent) > 0 { overlaps.withLock { $0.append("\(name) ran beside a barrier") } }
+                schedulingPoint("item.runs")
+                readers.subtract(1, ordering: .sequentiallyConsistent)
+            }
+        }
+    }
+
+    /// Two threads submit two items each to a serial queue whose batches hold one item, so each
+    /// item hands the queue to a new pool job: never two at once, each thread's items in order.
+    static let serialHandOff = Scenario("serial queue: two submitters against its drain on two workers", bound: 2) {
+        let jobs = Jobs(3)
+        let pool = PoolScenarios.checkedPool(2, for: jobs)
+        let queue = SerialQueue(label: "checked", pool: pool, batchLimit: 1)
+        let occupancy = Occupancy()
+        let log = CallLog()
+        @Sendable func item(_ index: Int) -> ClosureWorkItem {
+            jobs.job(index) { occupancy.run("item \(index)", exclusive: true); log.add("\(index)") }
+        }
+        return .init(threads: PoolScenarios.workers(pool) + [
+            { queue.submit(item(0)); queue.submit(item(1)) },
+            { queue.submit(item(2)) },
+        ], check: {
+            var findings = Findings()
+            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "\(occupancy.overlaps.withLock { $0 })")
+            let order = log.all
+            findings.expect((order.firstIndex(of: "0") ?? 9) < (order.firstIndex(of: "1") ?? -1), "one thread's items out of order: \(order)")
+            return findings.problems + jobs.check(pool)
+        })
+    }
+
+    /// A reader and a barrier from one thread, a reader from another, on a queue two wide: the
+    /// barrier starts after the reader before it ended, and no reader runs beside it.
+    static let barrierAgainstReaders = Scenario("concurrent queue: a barrier against readers starting", bound: 2) {
+        let jobs = Jobs(3)
+        let pool = PoolScenarios.checkedPool(2, for: jobs)
+        let queue = ConcurrentQueue(label: "checked", width: 2, pool: pool)
+        let occupancy = Occupancy()
+        let log = CallLog()
+        return .init(threads: PoolScenarios.workers(pool) + [
+            {
+                queue.concurrent.submit(jobs.job(0) { log.add("reader 0"); occupancy.run("reader 0", exclusive: false) })
+                queue.submit(jobs.job(1) { log.add("barrier"); occupancy.run("barrier", exclusive: true) })
+            },
+            { queue.concurrent.submit(jobs.job(2) { occupancy.run("reader 2", exclusive: false) }) },
+        ], check: {
+            var findings = Findings()
+            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "\(occupancy.overlaps.withLock { $0 })")
+            findings.expect(log.all == ["reader 0", "barrier"], "the barrier started before the reader submitted ahead of it: \(log.all)")
+            return findings.problems + jobs.check(pool)
+        })
+    }
+
+    /// An operation executor two wide: `b` depends on `a`, and a thread cancels `a` as a worker
+    /// may start it. `b` never starts before `a` ended (so never beside it); a cancelled `a`
+    /// never runs.
+    static let operationDependencyAndCancel = Scenario("operation executor: a dependency cancelled as it may start", bound: 2) {
+        let jobs = Jobs(2)
+        let pool = PoolScenarios.checkedPool(2, for: jobs)
+        let executor = OperationExecutor(label: "checked", maxConcurrentCount: 2, pool: pool)
+        let occupancy = Occupancy()
+        let log = CallLog()
+        let a = executor.add(jobs.job(0) { log.add("a"); occupancy.run("a", exclusive: true) }, priority: .normal, dependencies: [])
+        let cancelled = Holder<Bool>()
+        return .init(threads: PoolScenarios.workers(pool) + [
+            { executor.add(jobs.job(1) { log.add("b"); occupancy.run("b", exclusive: true) }, priority: .normal, dependencies: [a]) },
+            {
+                let won = a.cancel()
+                cancelled.value = won
+                if won { jobs.drop(0) }
+            },
+        ], check: {
+            var findings = Findings()
+            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "b ran beside a: \(occupancy.overlaps.withLock { $0 })")
+            let expected = cancelled.value == true ? ["b"] : ["a", "b"]
+            findings.expect(log.all == expected, "ran \(log.all); cancel returned \(cancelled.value ?? false)")
+            return findings.problems + jobs.check(pool)
+        })
+    }
+}
+#endif
