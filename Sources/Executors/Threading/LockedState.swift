@@ -143,10 +143,18 @@ package final class ConditionLock: @unchecked Sendable {
     }
 
     /// Waits for a ``broadcast()``; the lock must be held and is held again on return.
-    package func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() {
+        #if ACTORPROMISE_INTERLEAVINGS
+        if isCheckedThread { return checkedWait(timed: false) }
+        #endif
+        pthread_cond_wait(condition, mutex)
+    }
 
     /// Waits for a ``broadcast()`` or until `seconds` have passed; the lock must be held.
     package func wait(seconds: Double) {
+        #if ACTORPROMISE_INTERLEAVINGS
+        if isCheckedThread { return checkedWait(timed: true) }
+        #endif
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
@@ -157,7 +165,30 @@ package final class ConditionLock: @unchecked Sendable {
     }
 
     /// Wakes every waiting thread.
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() {
+        #if ACTORPROMISE_INTERLEAVINGS
+        schedulingPoint("condition.broadcast")
+        broadcasts.add(1, ordering: .sequentiallyConsistent)
+        #endif
+        pthread_cond_broadcast(condition)
+    }
+
+    #if ACTORPROMISE_INTERLEAVINGS
+    /// How many broadcasts there were: a checked thread's wait ends at the next one.
+    private let broadcasts = Atomic<Int>(0)
+
+    /// A condition wait of a thread the checker runs: the lock is let go, the checker runs other
+    /// threads until a broadcast comes (a timed wait may also end at once, as when its time is
+    /// up), and the lock is taken back — each a scheduling point.
+    private func checkedWait(timed: Bool) {
+        let seen = broadcasts.load(ordering: .sequentiallyConsistent)
+        unlock()
+        if !timed {
+            _ = blockAtSchedulingPoint { [self] in broadcasts.load(ordering: .sequentiallyConsistent) != seen }
+        }
+        lock()
+    }
+    #endif
 
     /// Runs `body` with the lock held.
     @inline(__always)

@@ -22,17 +22,21 @@ package final class InterleavingHooks: Sendable {
     /// holds, the checker running other threads meanwhile — or `false` at once if the calling
     /// thread is not one the checker runs, which then blocks for real.
     package let block: @Sendable (_ condition: @escaping () -> Bool) -> Bool
+    /// Whether the calling thread is one the checker runs.
+    package let isChecked: @Sendable () -> Bool
 
     package init(
         point: @escaping @Sendable (StaticString) -> Void,
         willLock: @escaping @Sendable (ObjectIdentifier) -> Void,
         didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void,
-        block: @escaping @Sendable (_ condition: @escaping () -> Bool) -> Bool
+        block: @escaping @Sendable (_ condition: @escaping () -> Bool) -> Bool,
+        isChecked: @escaping @Sendable () -> Bool
     ) {
         self.point = point
         self.willLock = willLock
         self.didUnlock = didUnlock
         self.block = block
+        self.isChecked = isChecked
     }
 }
 
@@ -64,6 +68,9 @@ package func reachUnlock(_ lock: AnyObject) { installedHooks?.didUnlock(ObjectId
 package func blockAtSchedulingPoint(until condition: @escaping () -> Bool) -> Bool {
     installedHooks?.block(condition) ?? false
 }
+
+/// Whether the calling thread is one the checker runs.
+package var isCheckedThread: Bool { installedHooks?.isChecked() ?? false }
 #endif
 
 /// A scheduling point before an atomic operation (nothing outside the checker's build).

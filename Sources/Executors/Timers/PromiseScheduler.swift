@@ -74,6 +74,7 @@ public final class ScheduledAction: Sendable {
         }
         // Taken out under the lock, let go of after it: releasing the closure may run code that
         // cancels this action again.
+        schedulingPoint("timer.cancel.parts")
         let (action, queue, task) = parts.withLock { ($0.action.take(), $0.queue, $0.task.take()) }
         _ = consume action
         queue?.remove(self)
@@ -93,6 +94,7 @@ public final class ScheduledAction: Sendable {
         guard state.compareExchange(expected: .pending, desired: .started, ordering: .acquiringAndReleasing).exchanged else {
             return
         }
+        schedulingPoint("timer.fire.parts")
         let runnable = parts.withLock { $0.action.take() }
         runnable?()
     }

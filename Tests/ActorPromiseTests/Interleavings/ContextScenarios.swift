@@ -8,7 +8,7 @@ import Synchronization
 /// executor's concurrency limit, dependencies and cancel — each on a pool of checked workers
 /// (see ``PoolScenarios``), checked for what a user relies on.
 enum ContextScenarios {
-    static let all: [Scenario] = [serialHandOff, barrierAgainstReaders, operationDependencyAndCancel]
+    static let all: [Scenario] = [serialHandOff, barrierAgainstReaders, operationDependencyAndCancel, runLoopStopAgainstSubmissions]
 
     typealias Jobs = PoolScenarios.Jobs
 
@@ -104,6 +104,59 @@ enum ContextScenarios {
             let expected = cancelled.value == true ? ["b"] : ["a", "b"]
             findings.expect(log.all == expected, "ran \(log.all); cancel returned \(cancelled.value ?? false)")
             return findings.problems + jobs.check(pool)
+        })
+    }
+
+    /// An item that says whether it ran or was discarded.
+    final class CountedItem: Runnable {
+        let index: Int
+        let jobs: Jobs
+        let log: CallLog
+
+        init(_ index: Int, _ jobs: Jobs, _ log: CallLog) {
+            self.index = index
+            self.jobs = jobs
+            self.log = log
+        }
+
+        func run() { jobs.job(index) { [log, index] in log.add("ran \(index)") }.run() }
+        func discard() { log.add("discarded \(index)"); jobs.drop(index) }
+    }
+
+    /// A program-driven run loop, run by one thread, while another submits two items and a third
+    /// stops it (E4): every item runs or is discarded, exactly once; one submitted after `stop()`
+    /// returned is discarded; the driving thread returns (it neither sleeps for ever nor misses
+    /// the stop's wake-up).
+    static let runLoopStopAgainstSubmissions = Scenario("run-loop thread: a stop against submissions and the driving thread") {
+        let jobs = Jobs(2)
+        let log = CallLog()
+        let loop = RunLoopThread(name: "checked", startsThread: false)
+        let stopReturned = Atomic<Bool>(false)
+        let lateSubmissions = Mutex<[Int]>([])
+        return .init(threads: [
+            { loop.run(until: { jobs.allRan }) },
+            {
+                for index in 0..<2 {
+                    if stopReturned.load(ordering: .sequentiallyConsistent) { lateSubmissions.withLock { $0.append(index) } }
+                    loop.submit(CountedItem(index, jobs, log))
+                }
+            },
+            {
+                loop.stop()
+                stopReturned.store(true, ordering: .sequentiallyConsistent)
+            },
+        ], check: {
+            var findings = Findings()
+            let entries = log.all
+            for index in 0..<2 {
+                let outcomes = entries.filter { $0.hasSuffix(" \(index)") }
+                findings.expect(outcomes.count == 1, "item \(index): \(outcomes)")
+            }
+            for index in lateSubmissions.withLock({ $0 }) {
+                findings.expect(entries.contains("discarded \(index)"), "item \(index), submitted after stop() returned: \(entries)")
+            }
+            findings.expect(loop.isStopped, "the loop is not stopped")
+            return findings.problems
         })
     }
 }

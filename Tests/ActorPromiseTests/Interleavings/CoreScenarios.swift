@@ -7,6 +7,7 @@ enum CoreScenarios {
     static let all: [Scenario] = [
         settleAgainstRegistration, twoSettlers, cancelAgainstFulfil, cancelWalkAgainstDerive,
         ancestorAndDescendantCancels, childDoneAgainstReattach, interestLostAgainstNewDependent,
+        twoDependentsLostAgainstFulfil,
         lateCancelAgainstQueuedCallback, abandonAgainstRegistration, adoptionAgainstSourceSettling,
         adoptionAgainstCancel, loopLevelAgainstCancel,
     ]
@@ -196,6 +197,35 @@ enum CoreScenarios {
             findings.gatesFree([promise, first], ["promise", "first"])
             withExtendedLifetime(resolver) {}
             if let second = holder.value { findings.gatesFree([second], ["second"]) }
+            return findings.problems
+        })
+    }
+
+    /// Both dependents of a promise cancelled on two threads while a third fulfils it (R7): the
+    /// promise cancels itself only once both are gone and only if the fulfil came later; then
+    /// `onCancel` runs once. Each dependent ends cancelled, or with the value if the fulfil
+    /// reached it first.
+    static let twoDependentsLostAgainstFulfil = Scenario("two dependents lost at once, against a fulfil", bound: 2) {
+        let cancels = CallLog()
+        let (promise, resolver) = Promise<Int>.pending()
+        resolver.onCancel { cancels.add("cancel") }
+        let first = promise.then(on: .inline) { $0 }
+        let second = promise.then(on: .inline) { $0 }
+        return .init(threads: [
+            { first.cancel() },
+            { second.cancel() },
+            { resolver.fulfill(1) },
+        ], watching: [("promise", promise.core), ("first", first.core), ("second", second.core)], check: {
+            var findings = Findings()
+            let cancelled = promise.isCancelled
+            findings.expect(cancelled || state(promise) == "fulfilled(1)", "promise \(state(promise))")
+            findings.expect(cancels.all.count == (cancelled ? 1 : 0), "onCancel ran \(cancels.all.count) times, promise \(state(promise))")
+            for (name, dependent) in [("first", first), ("second", second)] {
+                let s = state(dependent)
+                findings.expect(s == "cancelled" || s == "fulfilled(1)", "\(name) \(s)")
+                findings.expect(!cancelled || s == "cancelled", "promise cancelled itself while \(name) was \(s)")
+            }
+            findings.gatesFree([promise, first, second], ["promise", "first", "second"])
             return findings.problems
         })
     }

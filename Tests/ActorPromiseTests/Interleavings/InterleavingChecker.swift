@@ -82,7 +82,8 @@ final class InterleavingChecker: @unchecked Sendable {
                 guard checkedThread() != nil else { return false }
                 wait(until: condition)
                 return true
-            }
+            },
+            isChecked: { [unowned self] in checkedThread() != nil }
         ))
     }
 

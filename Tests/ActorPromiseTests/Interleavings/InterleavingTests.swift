@@ -13,6 +13,8 @@ struct InterleavingTests {
     @Test("each scenario under every schedule", arguments: scenarios.indices)
     func scenario(_ index: Int) {
         let scenario = Self.scenarios[index]
+        // `ACTORPROMISE_INTERLEAVING_SCENARIO=text` runs only the scenarios whose name holds it.
+        if let only = TestSettings.string("ACTORPROMISE_INTERLEAVING_SCENARIO"), !scenario.name.contains(only) { return }
         let bound = TestSettings.integer("ACTORPROMISE_INTERLEAVING_BOUND", default: scenario.bound)
         let limit = TestSettings.integer("ACTORPROMISE_INTERLEAVING_LIMIT", default: 200_000)
         let report = InterleavingChecker.shared.explore(scenario, bound: bound, limit: limit)

@@ -16,6 +16,11 @@ enum TestSettings {
         environment[name].flatMap { Int($0) } ?? fallback
     }
 
+    /// The text in environment variable `name`, if set and not empty.
+    static func string(_ name: String) -> String? {
+        environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// Whether the long stress tests run: `ACTORPROMISE_LONG_TESTS=1 swift test` (CI does, in its
     /// release step). Without it, the default run stays under a minute and randomized tests run
     /// fewer rounds.
