@@ -49,9 +49,8 @@ struct PromiseStateMachine<Value: Sendable> {
     }
 
     /// Always inlined: every entry point passes an operation it names (`perform(.observe(…))`),
-    /// so inlined the switch folds to that one case; called, it runs the whole switch and copies
-    /// the operation out of line, which the optimizer chose whenever the caller was large (a
-    /// closure that registers callbacks: 130 instructions a registration).
+    /// so inlined the switch folds to that one case; called, it would run the whole switch and
+    /// copy the operation (see Benchmarks/README.md, *Why the core looks like this*).
     @inlinable @inline(__always)
     mutating func apply<Hooks: HookStore>(
         _ op: consuming PromiseOp<Value>, tree: inout TreeState, hooks: inout Hooks

@@ -1,9 +1,7 @@
 // The value links take their context `consuming` (it moves into the link) but their handler
-// borrowed: with a consuming handler too, the optimizer no longer keeps a chain's resolver on the
-// stack, which costs an allocation per promise to save one retain. The operators hand their
-// task-local capture over with `consume`: otherwise the optimizer keeps a copy alive to the end
-// of the operator, and a capture is weakly referenced by its thread (see `CapturedTaskLocals`),
-// so each retain and release of it takes the runtime's slow path (about 170 instructions a link).
+// borrowed, and the operators hand their task-local capture over with `consume`: both written
+// this way to keep an allocation and the runtime's slow-path retains off each link (see
+// Benchmarks/README.md, *Why the core looks like this*).
 /// A handler that returns a promise to follow (R3).
 @usableFromInline struct FlatBody<In, Out: Sendable> {
     @usableFromInline let run: @Sendable (In) throws -> Promise<Out>
