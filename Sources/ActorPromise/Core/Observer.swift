@@ -486,6 +486,8 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
         }
         let continuation = self.continuation.unsafelyUnwrapped
         self.continuation = nil
+        // Resuming changes the task's status, which waits while its cancellation handler runs.
+        schedulingPoint("await.continuation")
         continuation.resume(returning: outcome)
         return true
     }

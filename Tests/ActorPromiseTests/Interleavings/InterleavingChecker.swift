@@ -19,7 +19,7 @@ import ActorPromiseExecutors
 /// on the worker pool or a timer thread); a thread blocking outside the checker (a condition
 /// variable, a lock of the Swift runtime) hangs the run, which is reported after a minute, so
 /// code the runtime runs under its own lock (a task's cancellation handler) runs without
-/// preemption (``withoutPreemption(_:)``).
+/// preemption for the task's own thread (``holdingRuntimeLock(of:_:)``).
 final class InterleavingChecker: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): every mutable field is read and written with `mutex` held.
     // The scenario's threads hand the one turn to each other through their semaphores.
@@ -63,6 +63,9 @@ final class InterleavingChecker: @unchecked Sendable {
     private var blockedOnLock: [ObjectIdentifier?] = []
     private var waitingFor: [(() -> Bool)?] = []
     private var unpreemptible: [Bool] = []
+    /// The thread that may not run while another runs code under a lock of the Swift runtime it
+    /// would need too (see ``holdingRuntimeLock(of:_:)``), and that other thread.
+    private var runtimeLock: (holder: Int, excluded: Int)?
     private var owners: [ObjectIdentifier: Int] = [:]
     private var prefix: [Int] = []
     private var decisions: [Decision] = []
@@ -169,6 +172,7 @@ final class InterleavingChecker: @unchecked Sendable {
         blockedOnLock = Array(repeating: nil, count: threads.count)
         waitingFor = Array(repeating: nil, count: threads.count)
         unpreemptible = Array(repeating: false, count: threads.count)
+        runtimeLock = nil
         let started = threads
         let first = choose(current: nil)
         mutex.unlock()
@@ -241,6 +245,7 @@ final class InterleavingChecker: @unchecked Sendable {
     }
 
     private func isEnabled(_ index: Int) -> Bool {
+        if let runtimeLock, runtimeLock.excluded == index, !finished[runtimeLock.holder] { return false }
         if let lock = blockedOnLock[index], owners[lock] != nil { return false }
         if let condition = waitingFor[index], !condition() { return false }
         return true
@@ -279,8 +284,41 @@ final class InterleavingChecker: @unchecked Sendable {
             return mutex.unlock()
         }
         guard !unpreemptible[me.index] else { return mutex.unlock() }
-        guard let next = choose(current: me.index), next != me.index else { return mutex.unlock() }
-        switchTurn(from: me, to: next)
+        if let next = choose(current: me.index), next != me.index {
+            switchTurn(from: me, to: next)
+            mutex.lock()
+        }
+        if label == "await.continuation" {
+            // Resuming a task changes its status, which the runtime's lock guards: the thread
+            // goes on only while no other thread runs the task's cancellation handler under it.
+            block(me, label: "waits for the runtime's lock", until: { runtimeLockIsFree(for: me.index) }) { waits in
+                waitingFor[me.index] = waits ? { [unowned self] in runtimeLockIsFree(for: me.index) } : nil
+            }
+        }
+        mutex.unlock()
+    }
+
+    /// Whether thread `index` may take the Swift runtime's lock of the task it touches (the
+    /// mutex held).
+    private func runtimeLockIsFree(for index: Int) -> Bool {
+        guard let runtimeLock else { return true }
+        return runtimeLock.holder == index || finished[runtimeLock.holder]
+    }
+
+    /// Runs `body` on the calling scenario thread as code the Swift runtime runs holding a lock of
+    /// task `thread`'s (a task's cancellation handler, run by `cancel()` under the task's status
+    /// lock): its scheduling points interleave with every other thread's, but `thread` — the one
+    /// running the task's jobs, which takes that lock to register and remove the handler — waits
+    /// until `body` returns.
+    func holdingRuntimeLock(of thread: Int, _ body: () -> Void) {
+        guard let me = checkedThread() else { return body() }
+        mutex.lock()
+        runtimeLock = (me.index, thread)
+        mutex.unlock()
+        body()
+        mutex.lock()
+        runtimeLock = nil
+        mutex.unlock()
     }
 
     /// Runs `body` on the calling scenario thread without switching to another thread at its

@@ -80,8 +80,9 @@ enum TimerAndAwaitScenarios {
             {
                 InterleavingChecker.shared.wait { executor.task != nil }
                 // The runtime runs a task's cancellation handler holding the task's own lock,
-                // which the task's thread needs too: the checker cannot switch threads inside.
-                InterleavingChecker.shared.withoutPreemption { executor.task?.cancel() }
+                // which the task's thread (thread 0) needs too: the fulfilling thread may run
+                // inside the handler, the task's may not.
+                InterleavingChecker.shared.holdingRuntimeLock(of: 0) { executor.task?.cancel() }
             },
             { resolver.fulfill(4) },
         ], watching: [("promise", promise.core)], check: {
