@@ -8,7 +8,10 @@ import Synchronization
 /// executor's concurrency limit, dependencies and cancel — each on a pool of checked workers
 /// (see ``PoolScenarios``), checked for what a user relies on.
 enum ContextScenarios {
-    static let all: [Scenario] = [serialHandOff, barrierAgainstReaders, operationDependencyAndCancel, runLoopStopAgainstSubmissions]
+    static let all: [Scenario] = [
+        serialHandOff, barrierAgainstReaders, operationDependencyAndCancel, runLoopStopAgainstSubmissions,
+        runLoopSubmissionAgainstSleep,
+    ]
 
     typealias Jobs = PoolScenarios.Jobs
 
@@ -104,6 +107,23 @@ enum ContextScenarios {
             let expected = cancelled.value == true ? ["b"] : ["a", "b"]
             findings.expect(log.all == expected, "ran \(log.all); cancel returned \(cancelled.value ?? false)")
             return findings.problems + jobs.check(pool)
+        })
+    }
+
+    /// A program-driven run loop whose driving thread goes to sleep as another thread submits two
+    /// items (E4): both run, once, in order, and the driving thread returns — a submission that
+    /// wakes nobody leaves it asleep with work queued, which the checker reports as a deadlock.
+    static let runLoopSubmissionAgainstSleep = Scenario("run-loop thread: submissions against the driving thread going to sleep") {
+        let jobs = Jobs(2)
+        let log = CallLog()
+        let loop = RunLoopThread(name: "checked", startsThread: false)
+        return .init(threads: [
+            { loop.run(until: { jobs.allRan }) },
+            { for index in 0..<2 { loop.submit(CountedItem(index, jobs, log)) } },
+        ], check: {
+            var findings = Findings()
+            findings.expect(log.all == ["ran 0", "ran 1"], "\(log.all)")
+            return findings.problems
         })
     }
 

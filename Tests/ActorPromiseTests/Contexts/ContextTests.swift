@@ -126,21 +126,22 @@ struct FoundationQueueWaitTests {
     /// has started; returns what the wait returned, or the error's text.
     static func waitInside(_ context: any ExecutionContext) async throws -> String {
         let (other, resolver) = Promise<Int>.pending()
-        let (started, start) = Promise<Void>.pending()
-        let result = Promise(value: ()).then(on: context) { _ -> String in
-            start.fulfill()
-            do { return "waited for \(try other.wait(timeout: hangGuard))" } catch { return "\(error)" }
-        }
-        try await started.value
-        // Settled from a thread of its own, never from Dispatch's global queue: the waiting
-        // handler holds one of that queue's threads, and the parallel tests may hold the others,
-        // so work queued there could wait for as long as libdispatch takes to add a thread.
-        // Usually after the handler blocked, which is what this tests; the outcome is the same
-        // either way.
+        let started = Gate()
+        // Settled from a thread of its own once the handler has started, with nothing in between
+        // that needs the test's task or Dispatch's global queue: the waiting handler holds one of
+        // that queue's threads, and on Linux Swift's cooperative pool, which runs the test's
+        // task, draws on the same threads — a fulfil that waited for either could wait until the
+        // wait timed out. Usually after the handler blocked, which is what this tests; the
+        // outcome is the same either way.
         Thread {
+            guard started.wait(seconds: Double(hangGuard.components.seconds)) else { return resolver.fulfill(-1) }
             Thread.sleep(forTimeInterval: 0.02)
             resolver.fulfill(5)
         }.start()
+        let result = Promise(value: ()).then(on: context) { _ -> String in
+            started.open()
+            do { return "waited for \(try other.wait(timeout: hangGuard))" } catch { return "\(error)" }
+        }
         return try await result.value
     }
 

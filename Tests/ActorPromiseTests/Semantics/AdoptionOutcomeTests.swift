@@ -1,5 +1,6 @@
 import Testing
 import Dispatch
+import Foundation
 import ActorPromise
 
 /// A promise that follows another (adoption) behaves as any other promise: same outcome, same
@@ -68,12 +69,14 @@ struct AdoptionOutcomeTests {
             order.append(1)
         }
         let second = promise.then(on: .inline) { _ in order.append(2) }
-        DispatchQueue.global().async { resolver.fulfill(0) }
+        // Threads of their own, since they block: on Linux, Swift's cooperative pool (which runs
+        // the task that unblocks them) draws on the threads Dispatch's global queues use.
+        Thread { resolver.fulfill(0) }.start()
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread {
                 firstStarted.wait()
                 continuation.resume()
-            }
+            }.start()
         }
         let late = promise.then(on: .inline) { _ in order.append(3) }
         #expect(order.current == [3], "the late handler ran inside its then call")
