@@ -33,8 +33,9 @@ extension Promise {
     ///   queue's `concurrentContext`, or on an `OperationQueue` that runs several operations at
     ///   once — it blocks, as `DispatchQueue.sync` from such a block does: the queue's other blocks
     ///   run meanwhile, so another thread can settle the promise. The blocked thread is one of
-    ///   the queue's: work that would settle the promise and is queued on that same queue waits
-    ///   until Dispatch gives the queue another thread, which on a busy machine may take long.
+    ///   Dispatch's: work that would settle the promise and is queued on Dispatch's queues — or,
+    ///   on Linux, runs in a Swift task, whose cooperative pool draws on the same threads — waits
+    ///   until Dispatch adds a thread, which on a busy machine may take long.
     ///
     /// While it waits, the wait counts as a dependent of the promise. A wait that times out stops
     /// waiting: if it was the last dependent, the promise cancels itself and stops its work (B7).

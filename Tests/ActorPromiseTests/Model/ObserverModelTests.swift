@@ -283,10 +283,14 @@ struct ObserverRound {
             for index in promises.indices where chance(8) {
                 let promise = promises[index]
                 let seen = Locked<[String]>([])
-                DispatchQueue.global().async(group: waitGroup) {
+                // A thread of its own: a blocked thread of Dispatch's global queues is one fewer
+                // for the scripts and for the cooperative pool that runs the awaiting tasks.
+                waitGroup.enter()
+                Thread {
                     let result = Result { try promise.wait() }
                     seen.withLock { $0.append(Self.text(result)) }
-                }
+                    waitGroup.leave()
+                }.start()
                 waits.append(Observation(index: index, seen: seen))
                 takings[index].append(.yes)
             }
