@@ -20,7 +20,7 @@ for pattern in "${patterns[@]}"; do
         name=$(basename "$patch" .patch)
         (cd "$work/src" && patch -p1 --quiet < "$patch")
         log="$work/$name.log"
-        if (cd "$work/src" && SCRATCH="$work/build" scripts/interleavings.sh >"$log" 2>&1); then
+        if (cd "$work/src" && ACTORPROMISE_INTERLEAVING_FIRST_FAILURE=1 SCRATCH="$work/build" scripts/interleavings.sh >"$log" 2>&1); then
             echo "$name: NOT FOUND (every scenario passed)"
             missed=$((missed + 1))
         else
