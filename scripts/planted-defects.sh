@@ -18,6 +18,11 @@ found=0 missed=0
 for pattern in "${patterns[@]}"; do
     for patch in "$root"/scripts/planted-defects/$pattern.patch; do
         name=$(basename "$patch" .patch)
+        if ! (cd "$work/src" && patch -p1 --quiet --dry-run < "$patch" >/dev/null); then
+            echo "$name: DOES NOT APPLY to this tree (make it again against the code it plants in)"
+            missed=$((missed + 1))
+            continue
+        fi
         (cd "$work/src" && patch -p1 --quiet < "$patch")
         log="$work/$name.log"
         if (cd "$work/src" && ACTORPROMISE_INTERLEAVING_FIRST_FAILURE=1 SCRATCH="$work/build" scripts/interleavings.sh >"$log" 2>&1); then
