@@ -68,8 +68,8 @@ public final class WorkerPool: ExecutionContext, Sendable {
         followUpBudget = Self.followUpBudget
         #endif
         for index in 0..<self.threadCount {
-            // Each thread holds its pool strongly, for ever (`workerLoop` never returns): a pool
-            // lives as long as the process.
+            // Each thread holds its pool strongly, for ever (`workerLoop` returns only for a
+            // checker's worker): a pool lives as long as the process.
             startThread(named: "\(name).\(index)") { self.workerLoop(index) }
         }
     }

@@ -15,11 +15,12 @@ import ActorPromiseExecutors
 ///
 /// Limits: memory is sequentially consistent (the checker orders whole operations, so a defect
 /// that needs a weaker ordering than the code asks for is not found); only the scenario's threads
-/// are scheduled (handlers run inline or from a ``JobList`` that a scenario thread drains, never
-/// on the worker pool or a timer thread); a thread blocking outside the checker (a condition
-/// variable, a lock of the Swift runtime) hangs the run, which is reported after a minute, so
-/// code the runtime runs under its own lock (a task's cancellation handler) runs without
-/// preemption for the task's own thread (``holdingRuntimeLock(of:_:)``).
+/// are scheduled (handlers run inline, from a ``JobList`` that a scenario thread drains, or on a
+/// checked pool whose workers are scenario threads; never on the timer thread); a thread
+/// blocking outside the checker (a semaphore or condition variable other than the library's, a
+/// lock of the Swift runtime) hangs the run, which is reported after a minute, so code the
+/// runtime runs under a task's lock (its cancellation handler) keeps the task's own thread
+/// waiting (``holdingRuntimeLock(of:_:)``).
 final class InterleavingChecker: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): every mutable field is read and written with `mutex` held.
     // The scenario's threads hand the one turn to each other through their semaphores.
@@ -62,7 +63,6 @@ final class InterleavingChecker: @unchecked Sendable {
     private var finished: [Bool] = []
     private var blockedOnLock: [ObjectIdentifier?] = []
     private var waitingFor: [(() -> Bool)?] = []
-    private var unpreemptible: [Bool] = []
     /// The thread that may not run while another runs code under a lock of the Swift runtime it
     /// would need too (see ``holdingRuntimeLock(of:_:)``), and that other thread.
     private var runtimeLock: (holder: Int, excluded: Int)?
@@ -171,7 +171,6 @@ final class InterleavingChecker: @unchecked Sendable {
         finished = Array(repeating: false, count: threads.count)
         blockedOnLock = Array(repeating: nil, count: threads.count)
         waitingFor = Array(repeating: nil, count: threads.count)
-        unpreemptible = Array(repeating: false, count: threads.count)
         runtimeLock = nil
         let started = threads
         let first = choose(current: nil)
@@ -283,7 +282,6 @@ final class InterleavingChecker: @unchecked Sendable {
             giveUp("livelock: more than \(maxSteps) scheduling points in one run")
             return mutex.unlock()
         }
-        guard !unpreemptible[me.index] else { return mutex.unlock() }
         if let next = choose(current: me.index), next != me.index {
             switchTurn(from: me, to: next)
             mutex.lock()
@@ -318,20 +316,6 @@ final class InterleavingChecker: @unchecked Sendable {
         body()
         mutex.lock()
         runtimeLock = nil
-        mutex.unlock()
-    }
-
-    /// Runs `body` on the calling scenario thread without switching to another thread at its
-    /// scheduling points (unless it waits for a lock another thread holds): for code that the
-    /// Swift runtime runs holding a lock of its own, which the checker cannot see.
-    func withoutPreemption(_ body: () -> Void) {
-        guard let me = checkedThread() else { return body() }
-        mutex.lock()
-        unpreemptible[me.index] = true
-        mutex.unlock()
-        body()
-        mutex.lock()
-        unpreemptible[me.index] = false
         mutex.unlock()
     }
 
