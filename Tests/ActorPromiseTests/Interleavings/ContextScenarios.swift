@@ -20,7 +20,10 @@ enum ContextScenarios {
     final class Occupancy: Sendable {
         private let readers = Atomic<Int>(0)
         private let barriers = Atomic<Int>(0)
-        let overlaps = Mutex<[String]>([])
+        private let overlaps = Mutex<[String]>([])
+
+        /// What ran beside what it must not have: nothing, in a right run.
+        var found: [String] { overlaps.withLock { $0 } }
 
         /// A plain item (or, with `exclusive`, one that must run alone) runs.
         func run(_ name: String, exclusive: Bool) {
@@ -54,7 +57,7 @@ enum ContextScenarios {
             { queue.submit(item(2)) },
         ], check: {
             var findings = Findings()
-            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "\(occupancy.overlaps.withLock { $0 })")
+            findings.expect(occupancy.found.isEmpty, "\(occupancy.found)")
             let order = log.all
             findings.expect((order.firstIndex(of: "0") ?? 9) < (order.firstIndex(of: "1") ?? -1), "one thread's items out of order: \(order)")
             return findings.problems + jobs.check(pool)
@@ -77,7 +80,7 @@ enum ContextScenarios {
             { queue.concurrent.submit(jobs.job(2) { occupancy.run("reader 2", exclusive: false) }) },
         ], check: {
             var findings = Findings()
-            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "\(occupancy.overlaps.withLock { $0 })")
+            findings.expect(occupancy.found.isEmpty, "\(occupancy.found)")
             findings.expect(log.all == ["reader 0", "barrier"], "the barrier started before the reader submitted ahead of it: \(log.all)")
             return findings.problems + jobs.check(pool)
         })
@@ -103,7 +106,7 @@ enum ContextScenarios {
             },
         ], check: {
             var findings = Findings()
-            findings.expect(occupancy.overlaps.withLock { $0 }.isEmpty, "b ran beside a: \(occupancy.overlaps.withLock { $0 })")
+            findings.expect(occupancy.found.isEmpty, "b ran beside a: \(occupancy.found)")
             let expected = cancelled.value == true ? ["b"] : ["a", "b"]
             findings.expect(log.all == expected, "ran \(log.all); cancel returned \(cancelled.value ?? false)")
             return findings.problems + jobs.check(pool)
