@@ -46,14 +46,7 @@ struct Link: ~Copyable {
     /// the slot empty: the handler changes hands without reference counting (a copy and the
     /// release of the original cost a retain and a release per link).
     @inlinable @inline(__always)
-    mutating func takeBody<Body>(as _: Body.Type) -> Body {
-        withUnsafeMutablePointer(to: &body) { slot in
-            // `Body` has an `ErasedClosure`'s layout, which a non-`nil` optional of it shares.
-            let moved = slot.withMemoryRebound(to: Body.self, capacity: 1) { $0.move() }
-            slot.initialize(to: nil)
-            return moved
-        }
-    }
+    mutating func takeBody<Body>(as _: Body.Type) -> Body { ErasedClosure.take(from: &body, as: Body.self) }
 
     /// A link whose runner is written for the derived promise's own type: the runner gets the
     /// promise, not the `AnyObject` every link stores, so the links that need no catch policy
@@ -78,7 +71,7 @@ struct Link: ~Copyable {
     /// whoever writes a runner names that promise's value type as `Out`.
     @inlinable @inline(__always)
     static func promise<Out: Sendable>(_ object: AnyObject, as _: Out.Type) -> PromiseCore<Out> {
-        unsafeDowncast(object, to: PromiseCore<Out>.self)
+        PromiseCore<Out>.known(object)
     }
 
     /// - Parameter taskLocals: The task-local values to run the handler with (R15): those bound
@@ -95,58 +88,6 @@ struct Link: ~Copyable {
         } else {
             self.runner = runner
         }
-    }
-}
-
-/// A closure kept without its type, so that a promise can hold a handler whose type mentions its
-/// parent's value type.
-///
-/// Built from, and read back as, a struct whose one stored property is the closure, declared with
-/// exactly the type of the operator's parameter (``ThenBody`` and its siblings): stored that way,
-/// the closure needs no reabstraction thunk (which would allocate) and its representation does not
-/// depend on where the code is specialized. Safety: such a struct is a thick function, two words
-/// (code pointer, retained context or `nil`); this type has the same two words, with the context
-/// as a reference, so copying and releasing it copies and releases the closure's context. It is
-/// read back only as the type it was made from (the runner that made it).
-@usableFromInline
-struct ErasedClosure {
-    @usableFromInline let code: UnsafeRawPointer
-    @usableFromInline let context: AnyObject?
-
-    @inlinable
-    init<Body>(_ body: Body) {
-        assert(MemoryLayout<Body>.size == MemoryLayout<ErasedClosure>.size, "not a closure: \(Body.self)")
-        self = unsafeBitCast(body, to: ErasedClosure.self)
-    }
-
-    @inlinable
-    func load<Body>(as type: Body.Type) -> Body { unsafeBitCast(self, to: Body.self) }
-}
-
-/// Whether `a` and `b` have the same bits: for any type, a sufficient test of equality (equal
-/// values with different bits compare unequal here). Closures that capture pointers only: callers
-/// run it unspecialized, where a closure capturing a generic value would look up its type's
-/// metadata.
-@inline(__always)
-func haveSameBits<T>(_ a: inout T, _ b: inout T) -> Bool {
-    withUnsafePointer(to: &a) { a in
-        withUnsafePointer(to: &b) { memcmp(a, $0, MemoryLayout<T>.size) == 0 }
-    }
-}
-
-/// The identity of an error value as it travels: an `any Error` is one reference to a box that
-/// every copy shares, so a promise that passes its parent's rejection on holds the same box, and
-/// an error a handler throws is a new one.
-@usableFromInline
-struct ErrorIdentity: Equatable, Sendable {
-    let bits: UInt
-
-    @usableFromInline
-    init(_ error: any Error) {
-        // Safety: an `any Error` existential is a single reference on every platform Swift runs
-        // on; only its bits are read, to compare, never followed. (`as any Error` keeps the
-        // existential closed: opened, the cast would see the concrete error's size.)
-        bits = unsafeBitCast(error as any Error, to: UInt.self)
     }
 }
 
@@ -256,10 +197,10 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     /// twice.)
     @inlinable @inline(__always)
     nonisolated func withSource<In: Sendable, Result>(_: In.Type, _ body: (PromiseCore<In>) -> Result) -> Result {
-        // A read, not an `inout` access: the parent is read by other threads meanwhile. The copy
-        // ends at once, so the optimizer drops its retain and release.
-        let parent = Unmanaged.passUnretained(unsafeDowncast(parent.unsafelyUnwrapped as AnyObject, to: PromiseCore<In>.self))
-        return parent._withUnsafeGuaranteedRef(body)
+        // Borrowed: this promise holds its parent until its `deinit`. A read, not an `inout`
+        // access (other threads read `parent` meanwhile); the copy ends at once, so the optimizer
+        // drops its retain and release.
+        Unretained(PromiseCore<In>.known(parent! as AnyObject)).with(body)
     }
 
     /// Runs the handler stored as `Body`, then ends the parent's delivery if this handler was the

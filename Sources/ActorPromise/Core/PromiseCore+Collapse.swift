@@ -59,17 +59,18 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     nonisolated func collapseOneFollower(_ gone: inout AnyObject?) -> Bool {
         withStateIfGateFree { machine, _ in
             guard machine.outcome == nil, let held = follower(among: machine.observers) else { return false }
-            // From here on unretained: the scan's reference is let go before anything is counted.
-            let found = Unmanaged.passUnretained(held)
+            // From here on unretained (held by the chain, see above): the scan's reference is let
+            // go before anything is counted.
+            let found = Unretained(held)
             _ = consume held
-            return found._withUnsafeGuaranteedRef { follower in
+            return found.with { follower in
                 follower.withStateIfGateFree { followerMachine, followerTree in
-                    guard let next = found._withUnsafeGuaranteedRef({ $0.skippableFollower(followerMachine, followerTree, following: self) })
+                    guard let next = found.with({ $0.skippableFollower(followerMachine, followerTree, following: self) })
                     else { return false }
                     return next.withStateIfGateFree { nextMachine, nextTree in
                         guard nextMachine.outcome == nil,
-                              nextTree.adoptee.map({ $0 === found.takeUnretainedValue() }) ?? false else { return false }
-                        let level = CollapsibleLevel(promise: self, follower: found, next: next)
+                              nextTree.adoptee.map({ $0 === found.object }) ?? false else { return false }
+                        let level = CollapsibleLevel(promise: Unretained(self), follower: found, next: Unretained(next))
                         return level.remove(
                             observers: &machine.observers, follower: &followerMachine, &followerTree, next: &nextTree, into: &gone)
                     } ?? false
@@ -91,7 +92,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
             adoptionLock.unlock()
             // Only a promise follows another, and one that follows this promise adopted it, so
             // its value type is this one's: the downcast holds.
-            if follows { found = unsafeDowncast(observer as AnyObject, to: PromiseCore<Value>.self) }
+            if follows { found = PromiseCore<Value>.known(observer as AnyObject) }
         }
         return found
     }
@@ -120,12 +121,12 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
 /// never changes while the promise lives — and `R` and `promise` by the collapse's caller.
 @usableFromInline
 struct CollapsibleLevel<Value: Sendable> {
-    @usableFromInline unowned(unsafe) let promise: PromiseCore<Value>
-    @usableFromInline let follower: Unmanaged<PromiseCore<Value>>
-    @usableFromInline unowned(unsafe) let next: PromiseCore<Value>
+    @usableFromInline let promise: Unretained<PromiseCore<Value>>
+    @usableFromInline let follower: Unretained<PromiseCore<Value>>
+    @usableFromInline let next: Unretained<PromiseCore<Value>>
 
     @inlinable
-    init(promise: PromiseCore<Value>, follower: Unmanaged<PromiseCore<Value>>, next: PromiseCore<Value>) {
+    init(promise: Unretained<PromiseCore<Value>>, follower: Unretained<PromiseCore<Value>>, next: Unretained<PromiseCore<Value>>) {
         self.promise = promise
         self.follower = follower
         self.next = next
@@ -146,12 +147,12 @@ struct CollapsibleLevel<Value: Sendable> {
         // The chain's references to `F`: `R`'s adoptee (kept in `reference`), `promise`'s
         // observer and `S`'s child (both let go).
         var reference: AnyObject? = nextTree.adoptee
-        nextTree.setAdopteeHoldingLock(promise)
-        guard follower._withUnsafeGuaranteedRef({ observers.replace($0, with: next) }) != nil else {
-            nextTree.setAdopteeHoldingLock(follower.takeUnretainedValue())
+        nextTree.setAdopteeHoldingLock(promise.object)
+        guard follower.with({ observers.replace($0, with: next.object) }) != nil else {
+            nextTree.setAdopteeHoldingLock(follower.object)
             return false
         }
-        let chain = follower._withUnsafeGuaranteedRef { UnretainedNodes($0, parent: $0.parent) }
+        let chain = follower.with { UnretainedNodes($0, parent: $0.parent) }
         let collapsed = if chain.count == 1 {
             isKnownUniquelyReferenced(&reference)
         } else {
@@ -159,12 +160,12 @@ struct CollapsibleLevel<Value: Sendable> {
             // take a new reference to `S` meanwhile: that needs one to `S` already (then the
             // count is not one), or `F`, which only the chain reaches — through the gates and the
             // lock held here, and `S`'s children, which need `S`.
-            ancestorsLetGo(of: chain, stepHeldByFollowerAlone: follower._withUnsafeGuaranteedRef { $0.holdsOnlyReferenceToParent() },
+            ancestorsLetGo(of: chain, stepHeldByFollowerAlone: follower.with { $0.holdsOnlyReferenceToParent() },
                            &reference)
         }
         guard collapsed else {
-            _ = observers.replace(next, with: follower.takeUnretainedValue())
-            nextTree.setAdopteeHoldingLock(follower.takeUnretainedValue())
+            _ = observers.replace(next.object, with: follower.object)
+            nextTree.setAdopteeHoldingLock(follower.object)
             return false
         }
         // Nothing else reaches `F` or its ancestors: `F` lets go of what it held, and it is freed

@@ -400,6 +400,14 @@ extension StateActor {
     @inlinable @inline(__always)
     nonisolated var typed: PromiseCore<Value> { unsafeDowncast(self, to: PromiseCore<Value>.self) }
 
+    /// `object` as a promise of this type, without a check: for callers that know it is one, each
+    /// saying why beside the call (debug builds check).
+    @inlinable @inline(__always)
+    static func known(_ object: AnyObject) -> PromiseCore<Value> {
+        assert(object is PromiseCore<Value>, "not a promise of \(Value.self)")
+        return unsafeDowncast(object, to: PromiseCore<Value>.self)
+    }
+
     /// Begins the inside of this promise's gate, which the caller has just entered: debug builds
     /// record the gate as held by this thread until ``endInside()``, so that the runtime's
     /// isolation checks — every value transition makes one (``apply(_:)``), and so does every
@@ -512,7 +520,7 @@ struct CoreHooks<Value: Sendable>: HookStore {
     /// Safety of the downcast: a promise follows only promises of its own value type.
     @inlinable
     func outcome<V: Sendable>(of adoptee: any PromiseNode, as _: V.Type) -> Outcome<V>? {
-        unsafeDowncast(adoptee as AnyObject, to: PromiseCore<V>.self).settledOutcome
+        PromiseCore<V>.known(adoptee as AnyObject).settledOutcome
     }
 
     /// The adoptee's failure trace, carried on through this promise (R16). Out of line: traces
