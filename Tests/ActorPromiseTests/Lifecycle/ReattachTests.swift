@@ -12,7 +12,7 @@ func waitUntilFreed(_ watched: [WeakReference]) async -> Bool {
 
 
 @Suite("Leaks: a done promise that gains a child")
-struct ReattachLeakTests {
+struct ReattachReleaseTests {
     /// The abandonments these tests provoke are recorded, not printed as warnings.
     init() { AbandonmentLog.install() }
 
