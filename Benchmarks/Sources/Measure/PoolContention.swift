@@ -33,21 +33,30 @@ enum PoolContention {
             print("unknown library for the contention workload: \(library)")
             exit(2)
         }
-        let start = DispatchSemaphore(value: 0)
-        let ready = DispatchGroup()
-        for producer in 0..<producers {
-            ready.enter()
-            Thread.detachNewThread {
-                ready.leave()
-                start.wait()
-                for _ in 0..<perProducer { submit(producer) }
-            }
+        let began = startProducers(producers) { producer in
+            for _ in 0..<perProducer { submit(producer) }
         }
-        ready.wait()
-        let began = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<producers { start.signal() }
         done.wait()
         let elapsed = DispatchTime.now().uptimeNanoseconds - began
         print(String(format: "%.1f", Double(elapsed) / Double(perProducer * producers)))
     }
+}
+
+/// Starts `producers` threads, each running `body` with its index, all at once when every one is
+/// ready; returns when they were released, in `DispatchTime` nanoseconds.
+func startProducers(_ producers: Int, _ body: @escaping @Sendable (Int) -> Void) -> UInt64 {
+    let start = DispatchSemaphore(value: 0)
+    let ready = DispatchGroup()
+    for producer in 0..<producers {
+        ready.enter()
+        Thread.detachNewThread {
+            ready.leave()
+            start.wait()
+            body(producer)
+        }
+    }
+    ready.wait()
+    let began = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<producers { start.signal() }
+    return began
 }

@@ -21,6 +21,8 @@
 //             rmw (one uncontended atomic read-modify-write; its peer `plain`, a load and a store)
 //             pool1, pool2, pool4, pool8 (1/2/4/8 producer threads submitting ITERATIONS jobs to a
 //             pool; prints wall-clock ns per job: contention.sh)
+//             fan1, fan2, fan4, fan8 with library 1 or 2 (producer threads making pending roots
+//             with one or two inline children; prints wall-clock ns per root: contention.sh)
 //   library:  actorpromise | actorpromise-inline | nio | dispatch | continuation | checked-continuation
 //             | actorpromise-tasklocal (w1, w2 with one task-local key propagated and bound: R15's cost)
 //             | actorpromise-traced (w1, and w1f: a rejection through a 100-link chain, with failure
@@ -112,6 +114,8 @@ case ("w7r", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case ("w7", "dispatch"): DispatchWorkloads.serialHop(iterations: iterations)
 case ("rmw", "actorpromise"): AtomicCost.readModifyWrite(iterations: iterations)
 case ("rmw", "plain"): AtomicCost.loadAndStore(iterations: iterations)
+case (let fan, let children) where fan.hasPrefix("fan"):
+    FanOutContention.run(children: Int(children) ?? 1, producers: Int(fan.dropFirst(3)) ?? 1, roots: iterations)
 case (let pool, _) where pool.hasPrefix("pool"):
     PoolContention.run(library: library, producers: Int(pool.dropFirst(4)) ?? 1, jobs: iterations)
 default:

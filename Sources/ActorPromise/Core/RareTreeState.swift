@@ -151,8 +151,12 @@ struct RareHandoff: Sendable {
 
 /// Guards every write of a promise's adoptee, so that a cycle check can walk the chain of
 /// adoptees of other promises without their gates (R13). Taken when a promise starts or stops
-/// following another and when it first needs its side object (a second child, a trace, an early
-/// report) — once per promise on a fan-out — and never while waiting for a gate.
+/// following another, records a trace, or stores its new side object (a second child, an early
+/// report: one store, once per promise on a fan-out), and never while waiting for a gate.
+///
+/// Readers on other threads (cycle checks, traces, the pending snapshot) reach a promise's side
+/// object through its `rare` reference, which a traced box may replace and so free: the lock keeps
+/// the box they read alive, which publishing the reference atomically alone would not.
 @usableFromInline
 let adoptionLock = ConditionLock()
 

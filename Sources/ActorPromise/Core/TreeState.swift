@@ -68,6 +68,17 @@ struct TreeState {
         return box
     }
 
+    /// The side object, created if there is none yet; with the gate held, not the lock. A new box
+    /// is made outside ``adoptionLock`` and stored under it, so the lock is held for one store (why
+    /// a lock at all: Benchmarks/README, *Why the core looks like this*).
+    @usableFromInline
+    mutating func rareMade() -> RareTreeState {
+        if let rare { return rare }
+        let box = RareTreeState()
+        adoptionLock.withLock { rare = box }
+        return box
+    }
+
     /// Records `trace` as the path of this promise's failure (R16), unless it has one. The caller
     /// holds the gate.
     @usableFromInline
@@ -107,7 +118,7 @@ struct TreeState {
 
     @usableFromInline
     mutating func insertMoreChild(_ child: consuming any PromiseNode) {
-        if rare == nil { _ = adoptionLock.withLock { rareHoldingLock() } }
+        if rare == nil { _ = rareMade() }
         // Through the stored reference, not a copy of it (a retain and a release per child).
         rare!.insertMoreChild(child)
     }
@@ -191,7 +202,7 @@ struct TreeState {
                 // The child's "done" before this re-attach is still on its way (the child settled
                 // with no children, then gained one on another thread, whose re-attach got here
                 // first): remember it, so that the "done" does not drop a child that is not done.
-                adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: false))
+                rareMade().early.append(EarlyReport(child, isDone: false))
                 return .nothing
             }
             return add(child: child, dependent: false) ? .reattachUpward : .nothing
@@ -200,7 +211,7 @@ struct TreeState {
             // that does not track interest never will (so a combinator that lets go of its
             // settled inputs makes no side object).
             guard flags[.tracksInterest], !flags[.settled] else { return .nothing }
-            let rare = adoptionLock.withLock { rareHoldingLock() }
+            let rare = rareMade()
             rare.cancelledDependents += 1
             return rare.cancelledDependents >= dependents ? .cancelSelf : .nothing
         }
@@ -217,7 +228,7 @@ struct TreeState {
             // The child's re-attach is still on its way (it registered a child, which settled
             // on another thread before the re-attach arrived here): remember the report, so
             // that the re-attach finds it and does not keep a child that is done.
-            adoptionLock.withLock { rareHoldingLock() }.early.append(EarlyReport(child, isDone: true))
+            rareMade().early.append(EarlyReport(child, isDone: true))
             return .nothing
         }
         guard flags[.settled], hasNoChildren, !flags[.done] else { return .nothing }
