@@ -208,7 +208,7 @@ extension PendingSnapshot {
 }
 
 /// One pending promise of a snapshot: plain values and numbers into the snapshot's tables, so
-/// that a million of them take 56 bytes each.
+/// that a million of them take 64 bytes each.
 struct PendingPromise: Sendable {
     let id: ObjectIdentifier
     var parent: ObjectIdentifier?
