@@ -178,14 +178,12 @@ package final class ConditionLock: @unchecked Sendable {
     private let broadcasts = Atomic<Int>(0)
 
     /// A condition wait of a thread the checker runs: the lock is let go, the checker runs other
-    /// threads until a broadcast comes (a timed wait may also end at once, as when its time is
-    /// up), and the lock is taken back — each a scheduling point.
+    /// threads until a broadcast comes (a timed wait also ends when no other thread can run: its
+    /// time is up), and the lock is taken back — each a scheduling point.
     private func checkedWait(timed: Bool) {
         let seen = broadcasts.load(ordering: .sequentiallyConsistent)
         unlock()
-        if !timed {
-            _ = blockAtSchedulingPoint { [self] in broadcasts.load(ordering: .sequentiallyConsistent) != seen }
-        }
+        _ = blockAtSchedulingPoint(timed: timed) { [self] in broadcasts.load(ordering: .sequentiallyConsistent) != seen }
         lock()
     }
     #endif

@@ -20,8 +20,9 @@ package final class InterleavingHooks: Sendable {
     package let didUnlock: @Sendable (ObjectIdentifier) -> Void
     /// A thread that would block (on a semaphore, a condition variable): returns once `condition`
     /// holds, the checker running other threads meanwhile — or `false` at once if the calling
-    /// thread is not one the checker runs, which then blocks for real.
-    package let block: @Sendable (_ condition: @escaping () -> Bool) -> Bool
+    /// thread is not one the checker runs, which then blocks for real. A `timed` wait also ends
+    /// when no other thread can run: its time is up.
+    package let block: @Sendable (_ condition: @escaping () -> Bool, _ timed: Bool) -> Bool
     /// Whether the calling thread is one the checker runs.
     package let isChecked: @Sendable () -> Bool
 
@@ -29,7 +30,7 @@ package final class InterleavingHooks: Sendable {
         point: @escaping @Sendable (StaticString) -> Void,
         willLock: @escaping @Sendable (ObjectIdentifier) -> Void,
         didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void,
-        block: @escaping @Sendable (_ condition: @escaping () -> Bool) -> Bool,
+        block: @escaping @Sendable (_ condition: @escaping () -> Bool, _ timed: Bool) -> Bool,
         isChecked: @escaping @Sendable () -> Bool
     ) {
         self.point = point
@@ -63,10 +64,11 @@ package func reachLock(_ lock: AnyObject) { installedHooks?.willLock(ObjectIdent
 @usableFromInline
 package func reachUnlock(_ lock: AnyObject) { installedHooks?.didUnlock(ObjectIdentifier(lock)) }
 
-/// Blocks a checked thread until `condition` holds, letting the checker run others meanwhile;
-/// returns `false` at once on any other thread (see ``InterleavingHooks/block``).
-package func blockAtSchedulingPoint(until condition: @escaping () -> Bool) -> Bool {
-    installedHooks?.block(condition) ?? false
+/// Blocks a checked thread until `condition` holds (or, `timed`, until no other thread can run),
+/// letting the checker run others meanwhile; returns `false` at once on any other thread (see
+/// ``InterleavingHooks/block``).
+package func blockAtSchedulingPoint(timed: Bool = false, until condition: @escaping () -> Bool) -> Bool {
+    installedHooks?.block(condition, timed) ?? false
 }
 
 /// Whether the calling thread is one the checker runs.

@@ -11,9 +11,13 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable
     /// The pending actions; each queued action's `queueIndex` is guarded by this lock too.
     private let timers = LockedState(TimerHeap())
 
-    private init() {
-        // The thread holds the timer thread's state strongly, for ever (`loop` never returns).
-        startThread(named: "ActorPromise.timer") { self.loop() }
+    private convenience init() { self.init(startsThread: true) }
+
+    /// A timer thread; without a thread of its own (`startsThread: false`), a caller runs its loop
+    /// with ``run(until:)`` — the interleaving checker's scenarios do.
+    package init(startsThread: Bool) {
+        // The thread holds the timer thread's state strongly, for ever (its loop never returns).
+        if startsThread { startThread(named: "ActorPromise.timer") { self.loop() } }
     }
 
     /// Schedules `action` on the timer thread after `delay` of real time.
@@ -37,12 +41,20 @@ public final class TimerThread: PromiseScheduler, ScheduledActionQueue, Sendable
     }
 
     private func loop() -> Never {
+        while true { run(until: { false }) }
+    }
+
+    /// Fires each action as it falls due, sleeping until the next deadline or a new action, and
+    /// returns once `finished` holds (asked before each sleep and after each action).
+    package func run(until finished: () -> Bool) {
         while true {
-            let due = timers.withLock(waiting: { heap -> LockedState<TimerHeap>.Step<ScheduledAction> in
+            let due = timers.withLock(waiting: { heap -> LockedState<TimerHeap>.Step<ScheduledAction?> in
+                if finished() { return .done(nil) }
                 guard let deadline = heap.nextDeadline else { return .wait(seconds: nil) }
                 let remaining = deadline - monotonicSeconds()
                 return remaining <= 0 ? .done(heap.popFirst()) : .wait(seconds: remaining)
             })
+            guard let due else { return }
             due.fire()
         }
     }

@@ -6,11 +6,12 @@ import Synchronization
 /// The contexts built on the pool — a serial queue's hand-off between the submitting thread and
 /// the draining one, a concurrent queue's barrier against readers starting, an operation
 /// executor's concurrency limit, dependencies and cancel — each on a pool of checked workers
-/// (see ``PoolScenarios``), checked for what a user relies on.
+/// (see ``PoolScenarios``); a run-loop thread and the timer thread, each run by a scenario
+/// thread; all checked for what a user relies on.
 enum ContextScenarios {
     static let all: [Scenario] = [
         serialHandOff, barrierAgainstReaders, operationDependencyAndCancel, runLoopStopAgainstSubmissions,
-        runLoopSubmissionAgainstSleep,
+        runLoopSubmissionAgainstSleep, timerEarlierDeadline, timerFireAgainstCancel,
     ]
 
     typealias Jobs = PoolScenarios.Jobs
@@ -126,6 +127,47 @@ enum ContextScenarios {
         ], check: {
             var findings = Findings()
             findings.expect(log.all == ["ran 0", "ran 1"], "\(log.all)")
+            return findings.problems
+        })
+    }
+
+    /// The timer thread's loop, run by one thread, asleep on a deadline an hour ahead, while
+    /// another schedules an action due now: the new action fires, once, and the later one does
+    /// not — without the loop having slept until the later deadline, which a schedule that wakes
+    /// nobody would make it do (the checker lets a timed wait's time run out only when no other
+    /// thread can run, and says so).
+    static let timerEarlierDeadline = Scenario("timer thread: an action due now against the loop asleep on a later one") {
+        let timers = TimerThread(startsThread: false)
+        let log = CallLog()
+        let later = timers.schedule(after: .seconds(3600)) { log.add("later") }
+        return .init(threads: [
+            { timers.run(until: { log.all.contains("now") }) },
+            { _ = timers.schedule(after: .zero) { log.add("now") } },
+        ], check: {
+            var findings = Findings()
+            findings.expect(log.all == ["now"], "fired \(log.all)")
+            findings.expect(!InterleavingChecker.shared.timeHasPassed, "the loop slept until the later deadline before the action due now fired")
+            findings.expect(timers.pendingCount == 1 && !later.isCancelled, "\(timers.pendingCount) actions queued; the later one cancelled: \(later.isCancelled)")
+            return findings.problems
+        })
+    }
+
+    /// The timer thread fires an action due now as another thread cancels it (L2): the action runs
+    /// exactly when `cancel()` says it had started — never after a cancel that returned `true` —
+    /// and leaves the queue either way.
+    static let timerFireAgainstCancel = Scenario("timer thread: an action due now against its cancel") {
+        let timers = TimerThread(startsThread: false)
+        let log = CallLog()
+        let action = timers.schedule(after: .zero) { log.add("fired") }
+        let cancelled = Holder<Bool>()
+        return .init(threads: [
+            { timers.run(until: { !log.all.isEmpty || action.isCancelled }) },
+            { cancelled.value = action.cancel() },
+        ], check: {
+            var findings = Findings()
+            let won = cancelled.value == true
+            findings.expect(log.all == (won ? [] : ["fired"]), "cancel returned \(won), fired \(log.all)")
+            findings.expect(timers.pendingCount == 0, "\(timers.pendingCount) actions left in the queue")
             return findings.problems
         })
     }

@@ -63,6 +63,12 @@ final class InterleavingChecker: @unchecked Sendable {
     private var finished: [Bool] = []
     private var blockedOnLock: [ObjectIdentifier?] = []
     private var waitingFor: [(() -> Bool)?] = []
+    /// The threads in a timed wait, and those whose time the checker let run out: a timed wait
+    /// ends when no other thread can run.
+    private var timedWaiters: Set<Int> = []
+    private var timeIsUp: Set<Int> = []
+    /// Whether any timed wait of this run ended because its time was up, not by a broadcast.
+    private var timePassed = false
     /// The thread that may not run while another runs code under a lock of the Swift runtime it
     /// would need too (see ``holdingRuntimeLock(of:_:)``), and that other thread.
     private var runtimeLock: (holder: Int, excluded: Int)?
@@ -81,9 +87,9 @@ final class InterleavingChecker: @unchecked Sendable {
             point: { [unowned self] label in point(String(describing: label)) },
             willLock: { [unowned self] lock in willLock(lock) },
             didUnlock: { [unowned self] lock in didUnlock(lock) },
-            block: { [unowned self] condition in
+            block: { [unowned self] condition, timed in
                 guard checkedThread() != nil else { return false }
-                wait(until: condition)
+                wait(until: condition, timed: timed)
                 return true
             },
             isChecked: { [unowned self] in checkedThread() != nil }
@@ -171,6 +177,9 @@ final class InterleavingChecker: @unchecked Sendable {
         finished = Array(repeating: false, count: threads.count)
         blockedOnLock = Array(repeating: nil, count: threads.count)
         waitingFor = Array(repeating: nil, count: threads.count)
+        timedWaiters = []
+        timeIsUp = []
+        timePassed = false
         runtimeLock = nil
         let started = threads
         let first = choose(current: nil)
@@ -222,6 +231,12 @@ final class InterleavingChecker: @unchecked Sendable {
     private func choose(current: Int?) -> Int? {
         var options: [Int] = []
         for index in threads.indices where !finished[index] && isEnabled(index) { options.append(index) }
+        if options.isEmpty, !timedWaiters.isEmpty {
+            // Nothing else can run: time passes, and every timed wait may end.
+            timePassed = true
+            timeIsUp.formUnion(timedWaiters)
+            for index in threads.indices where !finished[index] && isEnabled(index) { options.append(index) }
+        }
         guard !options.isEmpty else { return nil }
         var currentEnabled = false
         if let current, let position = options.firstIndex(of: current) {
@@ -338,12 +353,26 @@ final class InterleavingChecker: @unchecked Sendable {
     }
 
     /// Blocks the calling scenario thread until `condition` holds (checked with the checker's
-    /// mutex held: it must not take a lock of the library). For a thread that waits for work.
-    func wait(until condition: @escaping () -> Bool) {
+    /// mutex held: it must not take a lock of the library). For a thread that waits for work; a
+    /// `timed` wait also ends once no other thread can run, as when its time is up.
+    func wait(until condition: @escaping () -> Bool, timed: Bool = false) {
         guard let me = checkedThread() else { return }
         mutex.lock()
-        block(me, label: "waits", until: condition) { waits in waitingFor[me.index] = waits ? condition : nil }
+        let index = me.index
+        let ends: () -> Bool = timed ? { [unowned self] in condition() || timeIsUp.contains(index) } : condition
+        if timed { timedWaiters.insert(index) }
+        block(me, label: timed ? "waits (timed)" : "waits", until: ends) { waits in waitingFor[index] = waits ? ends : nil }
+        timedWaiters.remove(index)
+        timeIsUp.remove(index)
         mutex.unlock()
+    }
+
+    /// Whether a timed wait of the current run ended because its time was up: a scenario whose
+    /// threads should wake each other by broadcasts alone checks that none had to.
+    var timeHasPassed: Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return timePassed
     }
 
     /// Hands the turn to other threads until `isFree` holds (the mutex held on entry and on
