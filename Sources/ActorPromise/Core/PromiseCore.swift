@@ -334,6 +334,9 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         if effects.status != status.load(ordering: .relaxed) {
             schedulingPoint("status.store")
             status.store(effects.status, ordering: .releasing)
+            // Other threads may act on the status from here on: the checker lets them, so that a
+            // write the status announces but that comes after it shows.
+            schedulingPoint("status.published")
         }
         return effects
     }

@@ -5,7 +5,7 @@
 /// time.
 enum CoreScenarios {
     static let all: [Scenario] = [
-        settleAgainstRegistration, twoSettlers, cancelAgainstFulfil, cancelWalkAgainstDerive,
+        settleAgainstRegistration, twoSettlers, resultReadAgainstFulfil, cancelAgainstFulfil, cancelWalkAgainstDerive,
         ancestorAndDescendantCancels, childDoneAgainstReattach, interestLostAgainstNewDependent,
         twoDependentsLostAgainstFulfil,
         lateCancelAgainstQueuedCallback, abandonAgainstRegistration, adoptionAgainstSourceSettling,
@@ -50,6 +50,26 @@ enum CoreScenarios {
         ], check: {
             var findings = Findings()
             findings.expect(log.all == [state(promise)], "promise \(state(promise)), callback \(log.all)")
+            findings.gatesFree([promise], ["promise"])
+            return findings.problems
+        })
+    }
+
+    /// A synchronous read of the result against the fulfilment: a reader that sees the promise
+    /// settled sees its value — the status is published only after the outcome it announces.
+    static let resultReadAgainstFulfil = Scenario("a synchronous read of the result against the fulfilment") {
+        let (promise, resolver) = Promise<Int>.pending()
+        let seen = Holder<String>()
+        return .init(threads: [
+            { resolver.fulfill(1) },
+            {
+                let settled = !promise.isPending
+                seen.value = "\(settled) \(promise.result.map { describe($0) } ?? "nil")"
+            },
+        ], check: {
+            var findings = Findings()
+            let read = seen.value ?? ""
+            findings.expect(read == "false nil" || read == "false fulfilled(1)" || read == "true fulfilled(1)", "read \(read)")
             findings.gatesFree([promise], ["promise"])
             return findings.problems
         })
