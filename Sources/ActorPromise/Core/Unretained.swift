@@ -17,9 +17,9 @@ struct Unretained<Object: AnyObject> {
     @inlinable @inline(__always)
     init(_ object: Object) { reference = .passUnretained(object) }
 
-    /// Calls `body` with the object, which it may use but not keep past the call. (`rethrows`, as
-    /// the standard library's primitive is: a non-throwing body passed on to it cost the collapse
-    /// a retain and a release per use.)
+    /// Calls `body` with the object, which it may use but not keep past the call. `rethrows`, as
+    /// the standard library's primitive is, to avoid a retain and a release per use; see
+    /// Benchmarks/README, *Why the core looks like this*.
     @inlinable @inline(__always)
     func with<Result>(_ body: (Object) throws -> Result) rethrows -> Result { try reference._withUnsafeGuaranteedRef(body) }
 

@@ -16,7 +16,8 @@ import ActorPromiseExecutors
 /// Limits: memory is sequentially consistent (the checker orders whole operations, so a defect
 /// that needs a weaker ordering than the code asks for is not found); only the scenario's threads
 /// are scheduled (handlers run inline, from a ``JobList`` that a scenario thread drains, or on a
-/// checked pool whose workers are scenario threads; never on the timer thread); a thread
+/// checked pool whose workers are scenario threads; a run loop's driver and the timer thread's
+/// loop run on scenario threads when a scenario makes them so); a thread
 /// blocking outside the checker (a semaphore or condition variable other than the library's, a
 /// lock of the Swift runtime) hangs the run, which is reported after a minute, so code the
 /// runtime runs under a task's lock (its cancellation handler) keeps the task's own thread
@@ -229,13 +230,13 @@ final class InterleavingChecker: @unchecked Sendable {
     /// Picks the thread that goes on (the mutex held); `nil` when none can. Records a decision
     /// when there is a choice.
     private func choose(current: Int?) -> Int? {
-        var options: [Int] = []
-        for index in threads.indices where !finished[index] && isEnabled(index) { options.append(index) }
+        func enabled() -> [Int] { threads.indices.filter { !finished[$0] && isEnabled($0) } }
+        var options = enabled()
         if options.isEmpty, !timedWaiters.isEmpty {
             // Nothing else can run: time passes, and every timed wait may end.
             timePassed = true
             timeIsUp.formUnion(timedWaiters)
-            for index in threads.indices where !finished[index] && isEnabled(index) { options.append(index) }
+            options = enabled()
         }
         guard !options.isEmpty else { return nil }
         var currentEnabled = false
