@@ -43,6 +43,7 @@ struct AsyncGate: ~Copyable, Sendable {
                 continue
             }
             node.next = current & ~1
+            modelledAccess(node, "next", writes: true)
             schedulingPoint("gate.park")
             let (exchanged, actual) = word.compareExchange(expected: current, desired: bits | 1, ordering: .releasing)
             if exchanged { return false }
@@ -94,6 +95,7 @@ struct AsyncGate: ~Copyable, Sendable {
         var bits = head
         while bits != 0 {
             let node = Unmanaged<ParkedOp>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeRetainedValue()
+            modelledAccess(node, "next", writes: false)
             ops.append(node)
             bits = node.next
         }

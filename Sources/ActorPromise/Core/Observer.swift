@@ -484,6 +484,7 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
         guard phase.compareExchange(expected: AwaitPhase.armed, desired: AwaitPhase.resumed, ordering: .acquiringAndReleasing).exchanged else {
             return false
         }
+        modelledAccess(self, "continuation", writes: false)
         let continuation = self.continuation.unsafelyUnwrapped
         self.continuation = nil
         // Resuming changes the task's status, which waits while its cancellation handler runs.
@@ -502,6 +503,7 @@ nonisolated(nonsending) func awaitOutcome<Value: Sendable>(of core: PromiseCore<
     return await withTaskCancellationHandler {
         await withUnsafeContinuation { continuation in
             observer.continuation = continuation
+            modelledAccess(observer, "continuation", writes: true)
             core.observe(observer)
             schedulingPoint("await.arm")
             let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)

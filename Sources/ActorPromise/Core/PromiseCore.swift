@@ -331,7 +331,13 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
         #endif
         var hooks = CoreHooks(core: self)
         let effects = guardedMachine.apply(op, tree: &guardedTree, hooks: &hooks)
-        if effects.status != status.load(ordering: .relaxed) {
+        let published = status.load(ordering: .relaxed)
+        if effects.status != published {
+            #if ACTORPROMISE_INTERLEAVINGS
+            if effects.status.contains(.settled), !published.contains(.settled) {
+                modelledAccess(self, "the outcome", writes: true)
+            }
+            #endif
             schedulingPoint("status.store")
             status.store(effects.status, ordering: .releasing)
             // Other threads may act on the status from here on: the checker lets them, so that a
@@ -384,6 +390,7 @@ extension StateActor where Machine == PromiseStateMachine<Value> {
     @inlinable
     nonisolated var settledOutcome: Outcome<Value>? {
         guard isSettled else { return nil }
+        modelledAccess(self, "the outcome", writes: false)
         return guardedMachine.outcome
     }
 
@@ -423,6 +430,8 @@ extension StateActor {
         #if DEBUG
         enterIsolation(identity)
         #endif
+        // The state is ordered by the gate alone: the checker's memory model checks that it is.
+        modelledAccess(self, "the state", writes: true)
     }
 
     /// Ends what ``beginInside()`` began, before the gate is left.

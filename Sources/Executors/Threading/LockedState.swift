@@ -138,6 +138,10 @@ package final class ConditionLock: @unchecked Sendable {
     /// must reach no scheduling point itself.
     package func withLockUnscheduled<Result>(_ body: () -> Result) -> Result {
         pthread_mutex_lock(mutex)
+        #if ACTORPROMISE_INTERLEAVINGS
+        MemoryModel.shared.acquire(ObjectIdentifier(self))
+        defer { MemoryModel.shared.release(ObjectIdentifier(self)) }
+        #endif
         defer { pthread_mutex_unlock(mutex) }
         return body()
     }

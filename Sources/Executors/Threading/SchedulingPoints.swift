@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The places where the library's threads meet: every atomic operation and every lock of the
-/// promise core's concurrent protocol calls one of these first.
+/// promise core's concurrent protocol calls one of these first. (The operations themselves are
+/// ordered by the ``MemoryModel`` in the same build.)
 ///
 /// They compile to nothing unless the package is built with `-DACTORPROMISE_INTERLEAVINGS`, the
 /// interleaving checker's build (the tests' `InterleavingTests`, run by `.ci/run`). In that build
@@ -23,21 +24,28 @@ package final class InterleavingHooks: Sendable {
     /// thread is not one the checker runs, which then blocks for real. A `timed` wait also ends
     /// when no other thread can run: its time is up.
     package let block: @Sendable (_ condition: @escaping () -> Bool, _ timed: Bool) -> Bool
-    /// Whether the calling thread is one the checker runs.
-    package let isChecked: @Sendable () -> Bool
+    /// The calling thread's index among the checked threads of the run, if the checker runs it
+    /// and is not merely evaluating a condition on its behalf (the ``MemoryModel`` orders its
+    /// operations).
+    package let threadIndex: @Sendable () -> Int?
+    /// Which of `options` stores a load reads (`0`: the newest; each older one a stale read the
+    /// checker explores within its budget).
+    package let chooseRead: @Sendable (_ options: Int) -> Int
 
     package init(
         point: @escaping @Sendable (StaticString) -> Void,
         willLock: @escaping @Sendable (ObjectIdentifier) -> Void,
         didUnlock: @escaping @Sendable (ObjectIdentifier) -> Void,
         block: @escaping @Sendable (_ condition: @escaping () -> Bool, _ timed: Bool) -> Bool,
-        isChecked: @escaping @Sendable () -> Bool
+        threadIndex: @escaping @Sendable () -> Int?,
+        chooseRead: @escaping @Sendable (_ options: Int) -> Int
     ) {
         self.point = point
         self.willLock = willLock
         self.didUnlock = didUnlock
         self.block = block
-        self.isChecked = isChecked
+        self.threadIndex = threadIndex
+        self.chooseRead = chooseRead
     }
 }
 
@@ -59,10 +67,22 @@ private var installedHooks: InterleavingHooks? {
 package func reachSchedulingPoint(_ label: StaticString) { installedHooks?.point(label) }
 
 @usableFromInline
-package func reachLock(_ lock: AnyObject) { installedHooks?.willLock(ObjectIdentifier(lock)) }
+package func reachLock(_ lock: AnyObject) {
+    installedHooks?.willLock(ObjectIdentifier(lock))
+    MemoryModel.shared.acquire(ObjectIdentifier(lock))
+}
 
 @usableFromInline
-package func reachUnlock(_ lock: AnyObject) { installedHooks?.didUnlock(ObjectIdentifier(lock)) }
+package func reachUnlock(_ lock: AnyObject) {
+    MemoryModel.shared.release(ObjectIdentifier(lock))
+    installedHooks?.didUnlock(ObjectIdentifier(lock))
+}
+
+/// The checked thread running this code, for the memory model (see ``InterleavingHooks/threadIndex``).
+func modelThreadIndex() -> Int? { installedHooks?.threadIndex() }
+
+/// Which of `options` stores a load reads (see ``InterleavingHooks/chooseRead``).
+func modelChooseRead(_ options: Int) -> Int { installedHooks?.chooseRead(options) ?? 0 }
 
 /// Blocks a checked thread until `condition` holds (or, `timed`, until no other thread can run),
 /// letting the checker run others meanwhile; returns `false` at once on any other thread (see
@@ -72,7 +92,7 @@ package func blockAtSchedulingPoint(timed: Bool = false, until condition: @escap
 }
 
 /// Whether the calling thread is one the checker runs.
-package var isCheckedThread: Bool { installedHooks?.isChecked() ?? false }
+package var isCheckedThread: Bool { installedHooks?.threadIndex() != nil }
 #endif
 
 /// A scheduling point before an atomic operation (nothing outside the checker's build).

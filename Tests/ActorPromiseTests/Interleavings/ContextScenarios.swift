@@ -117,7 +117,7 @@ enum ContextScenarios {
     /// A program-driven run loop whose driving thread goes to sleep as another thread submits two
     /// items (E4): both run, once, in order, and the driving thread returns — a submission that
     /// wakes nobody leaves it asleep with work queued, which the checker reports as a deadlock.
-    static let runLoopSubmissionAgainstSleep = Scenario("run-loop thread: submissions against the driving thread going to sleep") {
+    static let runLoopSubmissionAgainstSleep = Scenario("run-loop thread: submissions against the driving thread going to sleep", staleReads: 1) {
         let jobs = Jobs(2)
         let log = CallLog()
         let loop = RunLoopThread(name: "checked", startsThread: false)
@@ -155,7 +155,7 @@ enum ContextScenarios {
     /// The timer thread fires an action due now as another thread cancels it (L2): the action runs
     /// exactly when `cancel()` says it had started — never after a cancel that returned `true` —
     /// and leaves the queue either way.
-    static let timerFireAgainstCancel = Scenario("timer thread: an action due now against its cancel") {
+    static let timerFireAgainstCancel = Scenario("timer thread: an action due now against its cancel", staleReads: 1) {
         let timers = TimerThread(startsThread: false)
         let log = CallLog()
         let action = timers.schedule(after: .zero) { log.add("fired") }

@@ -40,7 +40,7 @@ enum CoreScenarios {
     }
 
     /// Two settlers race: one outcome, every observer hears that one, once (R1).
-    static let twoSettlers = Scenario("fulfil and reject at once, an observer registered before") {
+    static let twoSettlers = Scenario("fulfil and reject at once, an observer registered before", staleReads: 1) {
         let (promise, resolver) = Promise<Int>.pending()
         let log = CallLog()
         promise.whenComplete(on: .inline) { log.add(describe($0)) }
@@ -57,7 +57,7 @@ enum CoreScenarios {
 
     /// A synchronous read of the result against the fulfilment: a reader that sees the promise
     /// settled sees its value — the status is published only after the outcome it announces.
-    static let resultReadAgainstFulfil = Scenario("a synchronous read of the result against the fulfilment") {
+    static let resultReadAgainstFulfil = Scenario("a synchronous read of the result against the fulfilment", staleReads: 2) {
         let (promise, resolver) = Promise<Int>.pending()
         let seen = Holder<String>()
         return .init(threads: [
@@ -194,7 +194,7 @@ enum CoreScenarios {
     /// The last dependent cancelled while a new one arrives (R7): the promise cancels itself only
     /// if nobody waits; if it does, the newcomer hears the cancellation, and `onCancel` runs
     /// exactly then.
-    static let interestLostAgainstNewDependent = Scenario("interest lost against a dependent arriving") {
+    static let interestLostAgainstNewDependent = Scenario("interest lost against a dependent arriving", staleReads: 1) {
         let cancels = CallLog()
         let (promise, resolver) = Promise<Int>.pending()
         resolver.onCancel { cancels.add("cancel") }

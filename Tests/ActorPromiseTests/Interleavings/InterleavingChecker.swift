@@ -13,8 +13,12 @@ import ActorPromiseExecutors
 /// as context bounding does. Each schedule is a list of choices, one per decision with more than
 /// one thread to pick; a failing one is printed with its choices, which `replay` runs again.
 ///
-/// Limits: memory is sequentially consistent (the checker orders whole operations, so a defect
-/// that needs a weaker ordering than the code asks for is not found); only the scenario's threads
+/// Memory orderings: the library's atomics are the `MemoryModel`'s in this build. Its vector
+/// clocks report a plain field handed over without a happens-before edge as the run's failure;
+/// in a scenario with a budget of stale reads (`Scenario.staleReads`), a load's choice among the
+/// stores the orderings let it read is a decision of the search too (it costs no preemption).
+///
+/// Limits: only the scenario's threads
 /// are scheduled (handlers run inline, from a ``JobList`` that a scenario thread drains, or on a
 /// checked pool whose workers are scenario threads; a run loop's driver and the timer thread's
 /// loop run on scenario threads when a scenario makes them so); a thread
@@ -35,6 +39,8 @@ final class InterleavingChecker: @unchecked Sendable {
         var options: Int
         var chosen: Int
         var currentEnabled: Bool
+        /// A load's choice of store (`chosen > 0`: a stale read), not a thread's.
+        var isRead = false
     }
 
     /// What one run of a scenario gave.
@@ -48,6 +54,7 @@ final class InterleavingChecker: @unchecked Sendable {
     struct Report: CustomStringConvertible {
         var scenario: String
         var bound: Int
+        var staleReads = 0
         var schedules: Int
         var complete: Bool
         var failure: String?
@@ -55,7 +62,8 @@ final class InterleavingChecker: @unchecked Sendable {
         var description: String {
             let what = complete ? "every schedule" : "the first \(schedules) schedules (limit)"
             if let failure { return "\(scenario): FAILED after \(schedules) schedules\n\(failure)" }
-            return "\(scenario): \(what) with ≤ \(bound) preemptions, \(schedules) runs, passed"
+            let reads = staleReads > 0 ? " and ≤ \(staleReads) stale reads" : ""
+            return "\(scenario): \(what) with ≤ \(bound) preemptions\(reads), \(schedules) runs, passed"
         }
     }
 
@@ -79,6 +87,8 @@ final class InterleavingChecker: @unchecked Sendable {
     private var steps: [(thread: Int, label: String)] = []
     private var failure: String?
     private var freeRun = false
+    /// Stale reads a run may make (the scenario's budget).
+    private var staleBound = 0
     private var done = DispatchSemaphore(value: 0)
     /// Points one run may pass before it is called a livelock.
     private let maxSteps = 50_000
@@ -93,7 +103,8 @@ final class InterleavingChecker: @unchecked Sendable {
                 wait(until: condition, timed: timed)
                 return true
             },
-            isChecked: { [unowned self] in checkedThread() != nil }
+            threadIndex: { [unowned self] in checkedThread().flatMap { $0.isLooking ? nil : $0.index } },
+            chooseRead: { [unowned self] options in chooseRead(options) }
         ))
     }
 
@@ -102,6 +113,7 @@ final class InterleavingChecker: @unchecked Sendable {
     /// Runs `scenario` once for every schedule with at most `bound` preemptions (at most `limit`
     /// runs), stopping at the first failure.
     func explore(_ scenario: Scenario, bound: Int, limit: Int = 200_000) -> Report {
+        staleBound = scenario.staleReads
         warmUp(scenario)
         var prefix: [Int] = []
         var schedules = 0
@@ -111,14 +123,14 @@ final class InterleavingChecker: @unchecked Sendable {
             if let failure = run.failure {
                 let choices = run.decisions.map { String($0.chosen) }.joined(separator: ",")
                 return Report(
-                    scenario: scenario.name, bound: bound, schedules: schedules, complete: false,
+                    scenario: scenario.name, bound: bound, staleReads: staleBound, schedules: schedules, complete: false,
                     failure: "\(failure)\nschedule (replay with `replay(_:schedule:)`): [\(choices)]\ntrace: \(run.trace)")
             }
-            guard let next = Self.nextPrefix(after: run.decisions, bound: bound) else {
-                return Report(scenario: scenario.name, bound: bound, schedules: schedules, complete: true)
+            guard let next = Self.nextPrefix(after: run.decisions, bound: bound, staleReads: staleBound) else {
+                return Report(scenario: scenario.name, bound: bound, staleReads: staleBound, schedules: schedules, complete: true)
             }
             if schedules >= limit {
-                return Report(scenario: scenario.name, bound: bound, schedules: schedules, complete: false)
+                return Report(scenario: scenario.name, bound: bound, staleReads: staleBound, schedules: schedules, complete: false)
             }
             prefix = next
         }
@@ -126,25 +138,34 @@ final class InterleavingChecker: @unchecked Sendable {
 
     /// Runs `scenario` once, in the schedule a failure printed.
     func replay(_ scenario: Scenario, schedule: [Int]) -> Run {
+        staleBound = scenario.staleReads
         warmUp(scenario)
         return execute(scenario, prefix: schedule)
     }
 
     /// The next schedule of the depth-first search: the deepest decision with a choice not yet
-    /// tried that keeps the preemptions within `bound`.
-    static func nextPrefix(after decisions: [Decision], bound: Int) -> [Int]? {
+    /// tried that keeps the preemptions within `bound` and the stale reads within `staleReads`.
+    static func nextPrefix(after decisions: [Decision], bound: Int, staleReads: Int = 0) -> [Int]? {
         var preemptionsBefore = [Int](repeating: 0, count: decisions.count)
-        var count = 0
+        var staleBefore = [Int](repeating: 0, count: decisions.count)
+        var preemptions = 0
+        var stale = 0
         for (index, decision) in decisions.enumerated() {
-            preemptionsBefore[index] = count
-            if decision.currentEnabled, decision.chosen > 0 { count += 1 }
+            preemptionsBefore[index] = preemptions
+            staleBefore[index] = stale
+            if decision.chosen > 0, decision.isRead { stale += 1 }
+            if decision.chosen > 0, decision.currentEnabled, !decision.isRead { preemptions += 1 }
         }
         for depth in decisions.indices.reversed() {
             let decision = decisions[depth]
             let next = decision.chosen + 1
             guard next < decision.options else { continue }
-            let cost = decision.currentEnabled ? 1 : 0
-            guard preemptionsBefore[depth] + cost <= bound else { continue }
+            if decision.isRead {
+                guard staleBefore[depth] + 1 <= staleReads else { continue }
+            } else {
+                let cost = decision.currentEnabled ? 1 : 0
+                guard preemptionsBefore[depth] + cost <= bound else { continue }
+            }
             return decisions[..<depth].map(\.chosen) + [next]
         }
         return nil
@@ -182,6 +203,7 @@ final class InterleavingChecker: @unchecked Sendable {
         timeIsUp = []
         timePassed = false
         runtimeLock = nil
+        MemoryModel.shared.reset(threads: threads.count, explores: staleBound > 0) { [unowned self] race in fail(race) }
         let started = threads
         let first = choose(current: nil)
         mutex.unlock()
@@ -262,8 +284,43 @@ final class InterleavingChecker: @unchecked Sendable {
     private func isEnabled(_ index: Int) -> Bool {
         if let runtimeLock, runtimeLock.excluded == index, !finished[runtimeLock.holder] { return false }
         if let lock = blockedOnLock[index], owners[lock] != nil { return false }
-        if let condition = waitingFor[index], !condition() { return false }
+        if let condition = waitingFor[index] {
+            // A look on the waiting thread's behalf, not an operation of the thread that looks.
+            let looker = CheckedThread.current
+            looker?.isLooking = true
+            defer { looker?.isLooking = false }
+            if !condition() { return false }
+        }
         return true
+    }
+
+    /// Which of `options` stores the running thread's load reads: a decision of the search while
+    /// the run's stale reads are within the budget, and the newest store otherwise.
+    private func chooseRead(_ options: Int) -> Int {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard !freeRun, staleBound > 0 else { return 0 }
+        let stale = decisions.count { $0.isRead && $0.chosen > 0 }
+        guard stale < staleBound else { return 0 }
+        let depth = decisions.count
+        var position = 0
+        if depth < prefix.count {
+            position = prefix[depth]
+            if position >= options {
+                failure = failure ?? "replay diverged at decision \(depth): the scenario is not deterministic"
+                position = 0
+            }
+        }
+        decisions.append(Decision(options: options, chosen: position, currentEnabled: true, isRead: true))
+        if let thread = CheckedThread.current, position > 0 { steps.append((thread.index, "(stale read)")) }
+        return position
+    }
+
+    /// Records `message` as the run's failure; the run goes on.
+    private func fail(_ message: String) {
+        mutex.lock()
+        failure = failure ?? message
+        mutex.unlock()
     }
 
     /// Hands the turn from `me` to `next` and waits for it to come back (the mutex held on entry,
@@ -416,10 +473,13 @@ final class InterleavingChecker: @unchecked Sendable {
 
 /// A thread of a scenario: it waits for its turn before it starts and at every scheduling point.
 final class CheckedThread: @unchecked Sendable {
-    // Safety: `body` is taken once, by the thread itself; the rest is immutable.
+    // Safety: `body` is taken once, and `isLooking` written and read, by the thread itself; the
+    // rest is immutable.
     let index: Int
     let turn = DispatchSemaphore(value: 0)
     unowned let checker: InterleavingChecker
+    /// Set while the checker, on this thread, evaluates another thread's wait condition.
+    var isLooking = false
     private var body: (@Sendable () -> Void)?
 
     /// The key under which each scenario thread finds its `CheckedThread` (unretained: the
@@ -466,11 +526,15 @@ struct Scenario: Sendable {
     /// The most preemptions its search allows by default: fewer than three for scenarios whose
     /// threads pass so many points that three would take minutes (each prints its bound).
     let bound: Int
+    /// The loads per run that may read a store older than the newest one (as the orderings
+    /// allow: see `MemoryModel`); 0 for scenarios that explore schedules only.
+    let staleReads: Int
     let make: @Sendable () -> Instance
 
-    init(_ name: String, bound: Int = 3, make: @escaping @Sendable () -> Instance) {
+    init(_ name: String, bound: Int = 3, staleReads: Int = 0, make: @escaping @Sendable () -> Instance) {
         self.name = name
         self.bound = bound
+        self.staleReads = staleReads
         self.make = make
     }
 

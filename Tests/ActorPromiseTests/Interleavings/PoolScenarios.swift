@@ -73,7 +73,7 @@ enum PoolScenarios {
     }
 
     /// Two workers, and a thread that submits three jobs as they search, park and wake.
-    static let outsideSubmissions = Scenario("pool: three submissions from outside against two workers parking") {
+    static let outsideSubmissions = Scenario("pool: three submissions from outside against two workers parking", staleReads: 1) {
         let jobs = Jobs(3)
         let pool = checkedPool(2, for: jobs)
         return .init(threads: workers(pool) + [

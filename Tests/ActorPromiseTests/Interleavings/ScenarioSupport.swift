@@ -2,13 +2,36 @@
 import Foundation
 import Synchronization
 @testable import ActorPromise
+import ActorPromiseExecutors
+
+/// The lock of a scenario's own helpers: not a scheduling point (it is the scenario's, not the
+/// library's), but the memory model sees what it orders, as it would in a real run.
+final class ScenarioLock: Sendable {
+    private let base = NSLock()
+
+    func lock() {
+        base.lock()
+        MemoryModel.shared.acquire(ObjectIdentifier(self))
+    }
+
+    func unlock() {
+        MemoryModel.shared.release(ObjectIdentifier(self))
+        base.unlock()
+    }
+
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
 
 /// Work queued by promise handlers, run only when a scenario thread drains it: the checker's
 /// stand-in for a context with threads of its own, whose work it could not schedule.
 final class JobList: ExecutionContext, @unchecked Sendable {
-    // Safety: `items` is touched only with `lock` held (an `NSLock`, which the checker does not
-    // schedule: the list is the scenario's, not the library's).
-    private let lock = NSLock()
+    // Safety: `items` is touched only with `lock` held (a ``ScenarioLock``, which the checker does
+    // not schedule: the list is the scenario's, not the library's).
+    private let lock = ScenarioLock()
     private var items: [any Runnable] = []
 
     func submit(_ item: any Runnable) {
@@ -38,7 +61,7 @@ final class JobList: ExecutionContext, @unchecked Sendable {
 /// What handlers and callbacks were called with, in order.
 final class CallLog: @unchecked Sendable {
     // Safety: `entries` is touched only with `lock` held (not a library lock: not scheduled).
-    private let lock = NSLock()
+    private let lock = ScenarioLock()
     private var entries: [String] = []
 
     func add(_ entry: String) {

@@ -9,7 +9,7 @@ enum TimerAndAwaitScenarios {
 
     /// A timer's fire against its cancel: the action runs exactly when `cancel()` says it had
     /// already started.
-    static let fireAgainstCancel = Scenario("a timer's fire against its cancel") {
+    static let fireAgainstCancel = Scenario("a timer's fire against its cancel", staleReads: 1) {
         let scheduler = ManualScheduler()
         let log = CallLog()
         let action = scheduler.schedule(after: .seconds(1)) { log.add("fired") }
@@ -51,7 +51,7 @@ enum TimerAndAwaitScenarios {
 
     /// `await promise.value` in a task whose jobs a scenario thread runs, against the promise's
     /// fulfilment on another thread: the task gets the value once.
-    static let awaitAgainstFulfil = Scenario("an await against the fulfilment") {
+    static let awaitAgainstFulfil = Scenario("an await against the fulfilment", staleReads: 1) {
         let (promise, resolver) = Promise<Int>.pending()
         let executor = ScenarioTaskExecutor()
         let result = Holder<String>()
@@ -117,7 +117,7 @@ private func awaiting(
 final class ScenarioTaskExecutor: TaskExecutor, @unchecked Sendable {
     // Safety: `jobs`, `finished` and `started` are touched only with `lock` held (not a library
     // lock: the checker does not schedule it).
-    private let lock = NSLock()
+    private let lock = ScenarioLock()
     private var jobs: [UnownedJob] = []
     private var finished = false
     private var started: Task<Void, Never>?
