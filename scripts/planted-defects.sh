@@ -25,7 +25,11 @@ for pattern in "${patterns[@]}"; do
         fi
         (cd "$work/src" && patch -p1 --quiet < "$patch")
         log="$work/$name.log"
-        if (cd "$work/src" && ACTORPROMISE_INTERLEAVING_FIRST_FAILURE=1 SCRATCH="$work/build" scripts/interleavings.sh >"$log" 2>&1); then
+        # A patch may name, in a first line `# scenarios: text`, the scenarios to run (those whose
+        # name holds the text); without it every scenario runs until the first failure.
+        only=$(sed -n '1s/^# scenarios: //p' "$patch")
+        if (cd "$work/src" && ACTORPROMISE_INTERLEAVING_SCENARIO="$only" ACTORPROMISE_INTERLEAVING_FIRST_FAILURE=1 ACTORPROMISE_INTERLEAVING_PROCESSES=1 \
+            SCRATCH="$work/build" scripts/interleavings.sh >"$log" 2>&1); then
             echo "$name: NOT FOUND (every scenario passed)"
             missed=$((missed + 1))
         else

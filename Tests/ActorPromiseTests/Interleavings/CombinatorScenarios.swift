@@ -10,7 +10,7 @@ enum CombinatorScenarios {
 
     /// Six promises: `#4 = race(#2, #0, #3, #3)` is cancelled on one thread while `#0` is fulfilled
     /// on another; `#5 = zip(#4, #1, #1)` must end cancelled exactly when `#4` does.
-    static let lateCancelOfRaceInZip = Scenario("a late cancel of a race's result leaks into a zip that observes it") {
+    static let lateCancelOfRaceInZip = Scenario("a late cancel of a race's result leaks into a zip that observes it", bound: 2) {
         let (p0, r0) = Promise<Int>.pending()
         let (p1, r1) = Promise<Int>.pending(tracksInterest: false)
         let (p2, r2) = Promise<Int>.pending()
