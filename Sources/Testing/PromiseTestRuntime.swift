@@ -214,7 +214,11 @@ public final class PromiseTestRuntime: Sendable {
     private func drain(until isDone: () -> Bool) {
         while !isDone() {
             if runOne() { continue }
-            if schedule.withLock({ $0.awaitsOutsideWork() }) {
+            // One look at both: a callback that delivers stops being awaited and queues its job
+            // under the same lock, so a job it queued since `runOne` is seen here.
+            let (queued, awaited) = schedule.withLock { ($0.count > 0, $0.awaitsOutsideWork()) }
+            if queued { continue }
+            if awaited {
                 if waitForOutsideWork(isDone) { continue }
                 return
             }
@@ -262,8 +266,9 @@ public final class PromiseTestRuntime: Sendable {
         driving {
             var ran = false
             while runOne() { ran = true }
-            if !ran, advancesClock, autoAdvance, gaveUp.withLock({ $0 == nil }), schedule.withLock({ !$0.awaitsOutsideWork() }),
-               let deadline = time.nextDeadline {
+            // Idle in one look (see `drain`): no job queued by a callback meanwhile, none awaited.
+            if !ran, advancesClock, autoAdvance, gaveUp.withLock({ $0 == nil }),
+               schedule.withLock({ $0.count == 0 && !$0.awaitsOutsideWork() }), let deadline = time.nextDeadline {
                 ran = fireEarliest(dueBy: deadline, jumping: true)
             }
             return ran

@@ -12,7 +12,7 @@ import Synchronization
 @Suite("Interleavings: every schedule up to a preemption bound", .serialized)
 struct InterleavingTests {
     static let scenarios = CombinatorScenarios.all + CoreScenarios.all + TimerAndAwaitScenarios.all
-        + PoolScenarios.all + ContextScenarios.all
+        + PoolScenarios.all + ContextScenarios.all + TestRuntimeScenarios.all
 
     @Test("each scenario under every schedule", arguments: scenarios.indices)
     func scenario(_ index: Int) {
