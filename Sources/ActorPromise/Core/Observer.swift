@@ -501,13 +501,19 @@ final class AwaitObserver<Value: Sendable>: Observer<Value>, @unchecked Sendable
 nonisolated(nonsending) func awaitOutcome<Value: Sendable>(of core: PromiseCore<Value>) async -> Outcome<Value> {
     let observer = AwaitObserver<Value>.make()
     return await withTaskCancellationHandler {
-        await withUnsafeContinuation { continuation in
+        let outcome = await withUnsafeContinuation { continuation in
             observer.continuation = continuation
             modelledAccess(observer, "continuation", writes: true)
             core.observe(observer)
             schedulingPoint("await.arm")
             let (armed, phase) = observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.armed, ordering: .acquiringAndReleasing)
-            if armed { return }
+            if armed {
+                // Armed: the runtime now suspends the task, under the task's lock.
+                schedulingPoint("await.suspends")
+                return
+            }
+            // Resumed at once, which changes the task's status under its lock too.
+            schedulingPoint("await.continuation")
             observer.continuation = nil
             observer.phase.store(AwaitPhase.resumed, ordering: .relaxed)
             if phase == AwaitPhase.deliveredEarly, let outcome = observer.receivedOutcome() {
@@ -517,6 +523,9 @@ nonisolated(nonsending) func awaitOutcome<Value: Sendable>(of core: PromiseCore<
                 loseInterest(core, cause: tracesAreOn ? .taskCancelled : nil)
             }
         }
+        // Resumed: the runtime now removes the cancellation handler, under the task's lock.
+        schedulingPoint("await.resumed")
+        return outcome
     } onCancel: {
         schedulingPoint("await.cancel")
         if observer.phase.compareExchange(expected: AwaitPhase.registered, desired: AwaitPhase.cancelledEarly, ordering: .acquiringAndReleasing).exchanged { return }

@@ -24,8 +24,8 @@ import ActorPromiseExecutors
 /// loop run on scenario threads when a scenario makes them so); a thread
 /// blocking outside the checker (a semaphore or condition variable other than the library's, a
 /// lock of the Swift runtime) hangs the run, which is reported after a minute, so code the
-/// runtime runs under a task's lock (its cancellation handler) keeps the task's own thread
-/// waiting (``holdingRuntimeLock(of:_:)``).
+/// runtime runs under a task's lock (its cancellation handler) keeps the threads that need that
+/// lock waiting where they need it (``holdingRuntimeLock(_:)``).
 final class InterleavingChecker: @unchecked Sendable {
     // Safety (`@unchecked Sendable`): every mutable field is read and written with `mutex` held.
     // The scenario's threads hand the one turn to each other through their semaphores.
@@ -78,9 +78,9 @@ final class InterleavingChecker: @unchecked Sendable {
     private var timeIsUp: Set<Int> = []
     /// Whether any timed wait of this run ended because its time was up, not by a broadcast.
     private var timePassed = false
-    /// The thread that may not run while another runs code under a lock of the Swift runtime it
-    /// would need too (see ``holdingRuntimeLock(of:_:)``), and that other thread.
-    private var runtimeLock: (holder: Int, excluded: Int)?
+    /// The thread that runs code under a task's lock of the Swift runtime (see
+    /// ``holdingRuntimeLock(_:)``).
+    private var runtimeLockHolder: Int?
     private var owners: [ObjectIdentifier: Int] = [:]
     private var prefix: [Int] = []
     private var decisions: [Decision] = []
@@ -202,7 +202,7 @@ final class InterleavingChecker: @unchecked Sendable {
         timedWaiters = []
         timeIsUp = []
         timePassed = false
-        runtimeLock = nil
+        runtimeLockHolder = nil
         MemoryModel.shared.reset(threads: threads.count, explores: staleBound > 0) { [unowned self] race in fail(race) }
         let started = threads
         let first = choose(current: nil)
@@ -282,7 +282,6 @@ final class InterleavingChecker: @unchecked Sendable {
     }
 
     private func isEnabled(_ index: Int) -> Bool {
-        if let runtimeLock, runtimeLock.excluded == index, !finished[runtimeLock.holder] { return false }
         if let lock = blockedOnLock[index], owners[lock] != nil { return false }
         if let condition = waitingFor[index] {
             // A look on the waiting thread's behalf, not an operation of the thread that looks.
@@ -359,36 +358,51 @@ final class InterleavingChecker: @unchecked Sendable {
             switchTurn(from: me, to: next)
             mutex.lock()
         }
-        if label == "await.continuation" {
-            // Resuming a task changes its status, which the runtime's lock guards: the thread
-            // goes on only while no other thread runs the task's cancellation handler under it.
-            block(me, label: "waits for the runtime's lock", until: { runtimeLockIsFree(for: me.index) }) { waits in
-                waitingFor[me.index] = waits ? { [unowned self] in runtimeLockIsFree(for: me.index) } : nil
-            }
+        if label == "await.continuation" || label == "await.suspends" || label == "await.resumed" {
+            // Resuming a task, suspending it, and removing its cancellation handler once resumed
+            // take the runtime's lock of the task: the thread goes on only while no other thread
+            // runs the task's cancellation handler under it.
+            waitForRuntimeLock(me)
         }
+        mutex.unlock()
+    }
+
+    /// Waits, the mutex held, until no other thread holds a task's runtime lock.
+    private func waitForRuntimeLock(_ me: CheckedThread) {
+        block(me, label: "waits for the runtime's lock", until: { runtimeLockIsFree(for: me.index) }) { waits in
+            waitingFor[me.index] = waits ? { [unowned self] in runtimeLockIsFree(for: me.index) } : nil
+        }
+    }
+
+    /// Waits until no other thread holds a task's runtime lock: for a thread about to run one of
+    /// the task's jobs, which the runtime marks running under that lock.
+    func waitForRuntimeLock() {
+        guard let me = checkedThread() else { return }
+        mutex.lock()
+        waitForRuntimeLock(me)
         mutex.unlock()
     }
 
     /// Whether thread `index` may take the Swift runtime's lock of the task it touches (the
     /// mutex held).
     private func runtimeLockIsFree(for index: Int) -> Bool {
-        guard let runtimeLock else { return true }
-        return runtimeLock.holder == index || finished[runtimeLock.holder]
+        guard let holder = runtimeLockHolder else { return true }
+        return holder == index || finished[holder]
     }
 
-    /// Runs `body` on the calling scenario thread as code the Swift runtime runs holding a lock of
-    /// task `thread`'s (a task's cancellation handler, run by `cancel()` under the task's status
-    /// lock): its scheduling points interleave with every other thread's, but `thread` — the one
-    /// running the task's jobs, which takes that lock to register and remove the handler — waits
-    /// until `body` returns.
-    func holdingRuntimeLock(of thread: Int, _ body: () -> Void) {
+    /// Runs `body` on the calling scenario thread as code the Swift runtime runs holding a task's
+    /// lock (its cancellation handler, run by `cancel()` under the task's status lock): its
+    /// scheduling points interleave with every other thread's, the task's own included, but a
+    /// thread that needs that lock — to resume the task, or, resumed, to remove the handler —
+    /// waits there until `body` returns.
+    func holdingRuntimeLock(_ body: () -> Void) {
         guard let me = checkedThread() else { return body() }
         mutex.lock()
-        runtimeLock = (me.index, thread)
+        runtimeLockHolder = me.index
         mutex.unlock()
         body()
         mutex.lock()
-        runtimeLock = nil
+        runtimeLockHolder = nil
         mutex.unlock()
     }
 

@@ -80,9 +80,8 @@ enum TimerAndAwaitScenarios {
             {
                 InterleavingChecker.shared.wait { executor.task != nil }
                 // The runtime runs a task's cancellation handler holding the task's own lock,
-                // which the task's thread (thread 0) needs too: the fulfilling thread may run
-                // inside the handler, the task's may not.
-                InterleavingChecker.shared.holdingRuntimeLock(of: 0) { executor.task?.cancel() }
+                // which a resumption and the resumed task's removal of the handler need too.
+                InterleavingChecker.shared.holdingRuntimeLock { executor.task?.cancel() }
             },
             { resolver.fulfill(4) },
         ], watching: [("promise", promise.core)], check: {
@@ -161,6 +160,8 @@ final class ScenarioTaskExecutor: TaskExecutor, @unchecked Sendable {
             }
             let job = jobs.removeFirst()
             lock.unlock()
+            // The runtime marks the task running under the task's lock.
+            InterleavingChecker.shared.waitForRuntimeLock()
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
