@@ -99,7 +99,7 @@ package final class MemoryModel: @unchecked Sendable {
     /// A checked thread took `object`'s lock: what happened before its last unlock happens before
     /// what follows.
     package func acquire(_ object: ObjectIdentifier) {
-        guard let thread = modelThread() else { return }
+        guard let thread = modelThreadIndex() else { return }
         lock.withLock {
             guard thread < clocks.count else { return }
             _ = tick(thread)
@@ -109,7 +109,7 @@ package final class MemoryModel: @unchecked Sendable {
 
     /// A checked thread let `object`'s lock go.
     package func release(_ object: ObjectIdentifier) {
-        guard let thread = modelThread() else { return }
+        guard let thread = modelThreadIndex() else { return }
         lock.withLock {
             guard thread < clocks.count else { return }
             _ = tick(thread)
@@ -137,7 +137,7 @@ package final class MemoryModel: @unchecked Sendable {
 
     /// Checks an access to plain field `field` of `object` against the accesses before it.
     package func access(_ object: AnyObject, _ field: StaticString, writes: Bool) {
-        guard let thread = modelThread() else { return outsideAccess(object, field, writes: writes) }
+        guard let thread = modelThreadIndex() else { return outsideAccess(object, field, writes: writes) }
         let race: String? = lock.withLock {
             guard thread < clocks.count else { return nil }
             let key = CellKey(object: ObjectIdentifier(object), field: UInt(bitPattern: field.utf8Start))
@@ -176,11 +176,6 @@ package final class MemoryModel: @unchecked Sendable {
     }
 }
 
-/// The checked thread running this code, for the model: `nil` on other threads, and while the
-/// checker evaluates a waiting thread's condition (a look that is no operation of the thread).
-@inline(__always)
-func modelThread() -> Int? { modelThreadIndex() }
-
 /// A store in an atomic's history.
 private struct Stored<Value> {
     let value: Value
@@ -211,7 +206,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
     @usableFromInline
     package init(_ value: Value) {
         let model = MemoryModel.shared
-        let thread = modelThread()
+        let thread = modelThreadIndex()
         (history, generation) = model.withLock {
             let generation = model.currentGeneration
             guard let thread else {
@@ -271,7 +266,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
         acquires: Bool, releases: Bool, sequentially: Bool, _ update: (Value) -> Value?
     ) -> Value {
         let model = MemoryModel.shared
-        let thread = modelThread()
+        let thread = modelThreadIndex()
         return model.withLock {
             catchUp(model)
             let newest = history[history.count - 1]
@@ -305,7 +300,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
     @usableFromInline
     package func load(ordering: AtomicLoadOrdering) -> Value {
         let model = MemoryModel.shared
-        guard let thread = modelThread() else {
+        guard let thread = modelThreadIndex() else {
             return model.withLock {
                 catchUp(model)
                 return history[history.count - 1].value
@@ -332,7 +327,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
     @usableFromInline
     package func store(_ value: Value, ordering: AtomicStoreOrdering) {
         let model = MemoryModel.shared
-        let thread = modelThread()
+        let thread = modelThreadIndex()
         model.withLock {
             catchUp(model)
             guard let thread else { return append(value, thread: nil, released: nil, model) }

@@ -78,7 +78,8 @@ package func reachUnlock(_ lock: AnyObject) {
     installedHooks?.didUnlock(ObjectIdentifier(lock))
 }
 
-/// The checked thread running this code, for the memory model (see ``InterleavingHooks/threadIndex``).
+/// The checked thread running this code, for the memory model: `nil` on other threads, and while
+/// the checker evaluates a waiting thread's condition (see ``InterleavingHooks/threadIndex``).
 func modelThreadIndex() -> Int? { installedHooks?.threadIndex() }
 
 /// Which of `options` stores a load reads (see ``InterleavingHooks/chooseRead``).
