@@ -75,7 +75,7 @@ package final class MemoryModel: @unchecked Sendable {
 
     fileprivate func join(_ thread: Int, with other: [Int]) {
         guard other.count == clocks[thread].count else { return }
-        for index in other.indices where other[index] > clocks[thread][index] { clocks[thread][index] = other[index] }
+        clocks[thread] = joined(clocks[thread], other)
     }
 
     /// Whether event `stamp` of thread `writer` happens before thread `thread`'s next event.
@@ -113,11 +113,8 @@ package final class MemoryModel: @unchecked Sendable {
         lock.withLock {
             guard thread < clocks.count else { return }
             _ = tick(thread)
-            var released = lockClocks[object] ?? []
             let mine = clocks[thread]
-            if released.count != mine.count { released = mine }
-            for index in mine.indices where mine[index] > released[index] { released[index] = mine[index] }
-            lockClocks[object] = released
+            lockClocks[object] = lockClocks[object].map { joined($0, mine) } ?? mine
         }
     }
 
@@ -176,6 +173,13 @@ package final class MemoryModel: @unchecked Sendable {
     }
 }
 
+/// The join of two vector clocks (the later of each component); `second` alone if they are of
+/// different runs' lengths.
+private func joined(_ first: [Int], _ second: [Int]) -> [Int] {
+    guard first.count == second.count else { return second }
+    return zip(first, second).map { max($0, $1) }
+}
+
 /// A store in an atomic's history.
 private struct Stored<Value> {
     let value: Value
@@ -229,7 +233,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
         seen = [:]
     }
 
-    /// The stores thread `thread` may read, newest first.
+    /// The stores thread `thread` may read, in modification order (the newest last).
     private func readable(by thread: Int, _ model: MemoryModel) -> ArraySlice<Stored<Value>> {
         var oldest = history.startIndex
         let floor = seen[thread] ?? -1
@@ -283,12 +287,7 @@ package final class ModelAtomic<Value: AtomicRepresentable>: @unchecked Sendable
             var released = newest.released
             if releases || sequentially {
                 let mine = model.clock(of: thread)
-                if var joined = released, joined.count == mine.count {
-                    for index in mine.indices where mine[index] > joined[index] { joined[index] = mine[index] }
-                    released = joined
-                } else {
-                    released = mine
-                }
+                released = released.map { joined($0, mine) } ?? mine
             }
             append(value, thread: thread, released: released, model)
             return newest.value
