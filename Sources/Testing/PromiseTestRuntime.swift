@@ -1,5 +1,6 @@
 import ActorPromise
 import ActorPromiseExecutors
+import Synchronization
 
 /// Runs the promise code of a test on one thread, in an order that is the same every run, with
 /// time that passes only when the test says so.
@@ -70,6 +71,10 @@ public final class PromiseTestRuntime: Sendable {
     private let trace = LockedState<[String]>([])
     /// The line of the asynchronous form's task jobs.
     let tasks = TaskLine()
+    /// This runtime's number among every runtime the process has made, from 1: what its
+    /// reports pick the promises made under it by.
+    package let serialNumber = PromiseTestRuntime.runtimesMade.add(1, ordering: .relaxed).newValue
+    private static let runtimesMade = Atomic<UInt64>(0)
 
     /// Creates a runtime at time zero, which tells where each completion handler is answered by
     /// where it was made (``Callbacks/inferred``).
@@ -370,7 +375,7 @@ public final class PromiseTestRuntime: Sendable {
     /// - Returns: One line per pending promise (a long chain or a large subtree summarised in a
     ///   line), oldest tree first; empty if none is pending.
     public func pendingReport() -> [String] {
-        PromiseDiagnostics.pendingSnapshot().made(under: ObjectIdentifier(self)).lines
+        PromiseDiagnostics.pendingSnapshot().made(under: serialNumber).lines
     }
 }
 

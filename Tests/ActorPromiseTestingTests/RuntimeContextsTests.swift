@@ -136,4 +136,23 @@ struct RuntimeContextsTests {
         #expect(child.result.map { try? $0.get() } == 2)
         #expect(runtime.pendingReport().isEmpty)
     }
+
+    @Test("a runtime's reports list only the promises made under it, also in the memory of a freed runtime")
+    func reportsOnlyItsOwn() {
+        PromiseDiagnostics.tracksPending = true
+        let (root, resolver) = Promise<Int>.pending()
+        var first: PromiseTestRuntime? = PromiseTestRuntime()
+        let madeUnderFirst = first!.run { () -> [Promise<Int>] in [root.then { $0 + 1 }] }[0]   // not awaited: left pending
+        let freedAddress = ObjectIdentifier(first!)
+        first = nil
+        // The allocator hands the freed memory to one of the next runtimes of the same size (not
+        // AddressSanitizer's, which holds freed memory back: there each report is empty anyway).
+        var made: [PromiseTestRuntime] = []
+        repeat { made.append(PromiseTestRuntime()) } while made.count < 100 && ObjectIdentifier(made.last!) != freedAddress
+        for runtime in made {
+            #expect(runtime.pendingReport().isEmpty, "a later runtime lists a promise of the first")
+        }
+        #expect(madeUnderFirst.isPending)
+        resolver.fulfill(1)
+    }
 }

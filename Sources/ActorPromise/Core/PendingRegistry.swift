@@ -30,8 +30,8 @@ struct PendingEntry: Sendable {
     /// Where a derived promise's handler runs.
     let contextType: (any Any.Type)?
     var wait: PendingWait
-    /// The test runtime whose thread made the promise, if one did.
-    let runtime: ObjectIdentifier?
+    /// The serial number of the test runtime whose thread made the promise, if one did.
+    let runtime: UInt64?
 }
 
 /// What a tracked promise waits on besides its parent and the promise it follows: said when it is
@@ -115,7 +115,7 @@ enum PendingRegistry {
         _ node: UnretainedNode, id: ObjectIdentifier, site: PromiseSite, valueType: any Any.Type,
         contextType: (any Any.Type)?, wait: PendingWait
     ) {
-        let runtime = ThreadState.withCurrent { $0.activeInterceptor }.map { ObjectIdentifier($0) }
+        let runtime = ThreadState.withCurrent { $0.activeInterceptor }?.serialNumber
         let entry = PendingEntry(
             node: node, id: id, site: site, madeAt: .now, valueType: valueType, contextType: contextType,
             wait: wait, runtime: runtime)

@@ -88,8 +88,8 @@ public struct PendingSnapshot: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The promises a test runtime's thread made, for its reports.
-    package func made(under runtime: ObjectIdentifier) -> PendingSnapshot { keeping { $0.runtime == runtime } }
+    /// The promises a test runtime's thread made, for its reports: `runtime` is its serial number.
+    package func made(under runtime: UInt64) -> PendingSnapshot { keeping { $0.runtime == runtime } }
 
     /// The forest's lines without the head line: one per pending promise, or per summary.
     package var lines: [String] { PendingForest(self, rows: rows).lines }
@@ -213,7 +213,8 @@ struct PendingPromise: Sendable {
     let id: ObjectIdentifier
     var parent: ObjectIdentifier?
     var adoptee: ObjectIdentifier?
-    let runtime: ObjectIdentifier?
+    /// The serial number of the test runtime whose thread made it, if one did.
+    let runtime: UInt64?
     let nanoseconds: Int64
     /// Where it was made: a number into ``PendingSnapshot/sites``.
     let site: Int32

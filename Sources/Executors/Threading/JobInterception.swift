@@ -12,6 +12,10 @@ package protocol JobInterceptor: AnyObject, Sendable {
 
     /// Runs queued jobs and due timers until `isDone` says so or nothing more can run.
     func drive(until isDone: () -> Bool)
+
+    /// A number no other interceptor of the process has had, which the promises made under this
+    /// one are recorded with: an object's address is reused once the object is freed.
+    var serialNumber: UInt64 { get }
 }
 
 /// Hands `item` to the calling thread's interceptor, if it has one; returns whether it did.
