@@ -49,12 +49,12 @@ struct ContextTests {
         let chain = started.then(on: pool) { link(0) }
         start.fulfill(())
         // Off the pool, until the chain is well past one budget of follow-ups in a row.
-        try await progress.farEnough.timeout(after: hangGuard).value
+        try await progress.farEnough.guardedAgainstHang().value
         let ran = Promise<Void> { resolver in
             pool.submit(ClosureWorkItem { progress.stop.store(true, ordering: .relaxed); resolver.fulfill(()) })
         }
-        try await ran.timeout(after: hangGuard).value
-        let end = try await chain.timeout(after: hangGuard).value
+        try await ran.guardedAgainstHang().value
+        let end = try await chain.guardedAgainstHang().value
         #expect(end >= 4 * WorkerPool.followUpBudget)
     }
 
@@ -90,7 +90,7 @@ struct ContextTests {
     func blockingWait() throws {
         let (promise, resolver) = Promise<Int>.pending()
         WorkerPool.global.submit(ClosureWorkItem { resolver.fulfill(9) })
-        #expect(try promise.wait(timeout: hangGuard) == 9)
+        #expect(try promise.guardedAgainstHang().wait() == 9)
         let (never, _keep) = Promise<Int>.pending()
         #expect { try never.wait(timeout: .milliseconds(10)) } throws: { ($0 as? PromiseError)?.code == .timedOut }
         _ = _keep
@@ -134,13 +134,13 @@ struct FoundationQueueWaitTests {
         // wait timed out. Usually after the handler blocked, which is what this tests; the
         // outcome is the same either way.
         Thread {
-            guard started.wait(seconds: Double(hangGuard.components.seconds)) else { return resolver.fulfill(-1) }
+            guard started.wait(until: HangDeadline()) else { return resolver.fulfill(-1) }
             Thread.sleep(forTimeInterval: 0.02)
             resolver.fulfill(5)
         }.start()
         let result = Promise(value: ()).then(on: context) { _ -> String in
             started.open()
-            do { return "waited for \(try other.wait(timeout: hangGuard))" } catch { return "\(error)" }
+            do { return "waited for \(try other.guardedAgainstHang().wait())" } catch { return "\(error)" }
         }
         return try await result.value
     }
@@ -188,7 +188,7 @@ struct MainThreadWaitTests {
         let result = try await AsyncMutex.mainThread.withLock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 DispatchQueue.main.async {
-                    continuation.resume(with: Result { try chain.wait(timeout: hangGuard) })
+                    continuation.resume(with: Result { try chain.guardedAgainstHang().wait() })
                 }
             }
         }

@@ -75,7 +75,7 @@ struct FoundationContextTests {
         #expect(queue.operationCount == 1)
         queue.cancelAllOperations()
         queue.isSuspended = false
-        guard case .failure(let error) = await handler.timeout(after: hangGuard).outcome else {
+        guard case .failure(let error) = await handler.guardedAgainstHang().outcome else {
             Issue.record("a cancelled operation's handler ran")
             return
         }
@@ -112,7 +112,7 @@ struct FoundationContextTests {
             })
         }
         resolver.fulfill(0)
-        for handler in handlers { try await handler.timeout(after: hangGuard).value }
+        for handler in handlers { try await handler.guardedAgainstHang().value }
         stop.withLock { $0 = true }
         #expect(onThread.current)
         #expect(order.current == Array(0..<20))

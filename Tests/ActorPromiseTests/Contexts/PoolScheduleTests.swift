@@ -196,7 +196,7 @@ struct PoolScheduleTests {
                     } else {
                         pool.submit(ClosureWorkItem { for _ in 0..<jobs { pool.submit(ClosureWorkItem { finished.tick() }) } })
                     }
-                    try await finished.wait()  // a lost wake-up fails here, after 30 s
+                    try await finished.wait()  // a lost wake-up fails here, at the hang guard
                     if round % 5 == 0 { try await Task.sleep(for: .microseconds(300)) }  // every thread parks
                 }
             }

@@ -102,7 +102,7 @@ struct AbandonmentTests {
                 }
             }
             for observer in observers.current {
-                let outcome = await observer.timeout(after: hangGuard).outcome
+                let outcome = await observer.guardedAgainstHang().outcome
                 guard case .failure(let error) = outcome else {
                     Issue.record("an observer was fulfilled")
                     continue

@@ -28,7 +28,7 @@ func expectRelease(_ body: (Tracked) async throws -> Void) async throws {
 extension Promise where Value == Void {
     /// Waits for a release; fails with `timedOut` instead of hanging if the object leaked.
     func released() async throws {
-        try await timeout(after: hangGuard).value
+        try await guardedAgainstHang().value
     }
 }
 

@@ -65,7 +65,7 @@ struct CollapseTests {
         #expect(watched.current.count >= 9)
         #expect(alive == 0, "\(alive) of 9 levels behind the step in flight are alive")
         await onThread(stackSize: 512 * 1024) { outer.cancel() }
-        try await cancelledStep.timeout(after: hangGuard).value
+        try await cancelledStep.guardedAgainstHang().value
         for awaiter in awaiters {
             guard case .failure(let error) = await awaiter.value else {
                 Issue.record("an awaiter of the loop got a value")

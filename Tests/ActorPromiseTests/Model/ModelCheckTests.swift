@@ -211,9 +211,9 @@ struct ModelRound {
     func check(after step: String) async throws -> Bool {
         // A wait for what the model says must happen: up to the suite's hang guard (a loaded run
         // of the whole suite once took more than 20 s here).
-        let deadline = ContinuousClock.now + hangGuard
+        let deadline = HangDeadline()
         while !caughtUp() {
-            guard ContinuousClock.now < deadline else { break }
+            guard !deadline.hasPassed else { break }
             try await Task.sleep(for: .milliseconds(1))
         }
         return report(after: step)

@@ -476,8 +476,8 @@ struct ObserverRound {
     /// Waits (polling snapshots, as observing would change interest) until every promise has
     /// settled, moving the clock on meanwhile; returns the index of one that never did.
     static func waitUntilSettled(_ promises: [Promise<Int>], time: ManualScheduler) async -> Int? {
-        let deadline = ContinuousClock.now + hangGuard
-        while ContinuousClock.now < deadline {
+        let deadline = HangDeadline()
+        while !deadline.hasPassed {
             guard let pending = promises.firstIndex(where: \.isPending) else { return nil }
             time.advance(by: .seconds(1))
             _ = pending
@@ -508,7 +508,7 @@ struct ObserverRound {
         // promise settles once its callback ran). A tap whose operation the script cancelled is
         // cancelled and never calls back, as documented (E3) — but a tap cancelled by a cancel
         // that reached it still calls back, later: the round decides those once all is freed.
-        let deadline = ContinuousClock.now + hangGuard
+        let deadline = HangDeadline()
         for (index, seen, tapped) in completions {
             if let tapped {
                 _ = await tapped.outcome
@@ -517,7 +517,7 @@ struct ObserverRound {
                     continue
                 }
             }
-            while seen.current.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+            while seen.current.isEmpty, !deadline.hasPassed { try? await Task.sleep(for: .milliseconds(1)) }
             if seen.current != [settled(index)] {
                 return ("the callback on #\(index) saw \(seen.current), the promise settled with \(settled(index))", undecided)
             }

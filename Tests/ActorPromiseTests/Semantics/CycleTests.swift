@@ -5,7 +5,7 @@ import ActorPromise
 @Suite("R13 adoption cycles are rejected")
 struct CycleTests {
     static func code(of promise: Promise<Int>) async -> PromiseError.Code? {
-        guard case .failure(let error) = await promise.timeout(after: hangGuard).outcome else { return nil }
+        guard case .failure(let error) = await promise.guardedAgainstHang().outcome else { return nil }
         return (error as? PromiseError)?.code
     }
 

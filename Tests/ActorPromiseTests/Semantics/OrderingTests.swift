@@ -82,7 +82,7 @@ struct OrderingTests {
                 if inside.withLock({ $0 += 1; return $0 }) == 2 { overlapped.withLock { $0 = true }; gate.open() }
                 both.tick()
                 // Bounded, so a context that ran them one at a time fails the test instead of hanging.
-                _ = gate.wait(seconds: Double(hangGuard.components.seconds))
+                _ = gate.wait(until: HangDeadline())
             }
         }
         resolver.fulfill(1)

@@ -228,7 +228,7 @@ struct TaskLocalTests {
                 return promise
             }
         }
-        #expect(try await promise.timeout(after: hangGuard).value == 3)
+        #expect(try await promise.guardedAgainstHang().value == 3)
         #expect(attempts.current == ["run", "run", "run"])
     }
 

@@ -18,7 +18,7 @@ final class Countdown: Sendable {
     }
 
     /// Waits for every tick; fails with `timedOut` instead of hanging if work was lost.
-    func wait() async throws { try await done.timeout(after: hangGuard).value }
+    func wait() async throws { try await done.guardedAgainstHang().value }
 }
 
 /// A one-shot gate a work item can block on (a pthread condition, so TSan models it).
@@ -28,15 +28,14 @@ final class Gate: @unchecked Sendable {
     private var isOpen = false
     func open() { lock.lock(); isOpen = true; lock.unlock(); lock.broadcast() }
     func wait() { lock.lock(); while !isOpen { lock.wait() }; lock.unlock() }
-    /// Waits up to `seconds`; returns whether the gate opened.
-    func wait(seconds: Double) -> Bool {
-        let deadline = monotonicSeconds() + seconds
+    /// Waits until the gate opens or `deadline` passes; returns whether the gate opened.
+    func wait(until deadline: HangDeadline) -> Bool {
         lock.lock()
         defer { lock.unlock() }
+        // A tenth of a second at a time: the deadline is on the hang clock, not the wall clock.
         while !isOpen {
-            let remaining = deadline - monotonicSeconds()
-            if remaining <= 0 { return false }
-            lock.wait(seconds: remaining)
+            if deadline.hasPassed { return false }
+            lock.wait(seconds: 0.1)
         }
         return true
     }

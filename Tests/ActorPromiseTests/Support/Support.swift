@@ -21,15 +21,6 @@ extension LockedState where State == Int {
     func increment() -> Int { withLock { $0 += 1; return $0 } }
 }
 
-/// How long a test waits for something that must happen before it calls it lost: a guard that
-/// tells a hang from a slow run, not a time limit on the work. Generous, because the whole suite
-/// runs its tests side by side, in debug or TSan builds, on a machine with two cores that other
-/// jobs may share: a handler can wait behind the stress tests' millions of jobs on the same pool
-/// (loaded TSan runs measured 20–35 s for waits that take milliseconds alone, and a lifecycle
-/// test's 800 jobs 80–140 s). CI's ThreadSanitizer step sets `ACTORPROMISE_HANG_GUARD` (seconds)
-/// higher: there every test is many times slower and they all share the two cores.
-let hangGuard = Duration.seconds(Int(ProcessInfo.processInfo.environment["ACTORPROMISE_HANG_GUARD"] ?? "") ?? 120)
-
 struct TestError: Error, Equatable {
     var id = 0
 }

@@ -38,6 +38,6 @@ final class Tally: Sendable {
             return false
         }
         if now { resolver.fulfill() }
-        try await reached.timeout(after: hangGuard).value
+        try await reached.guardedAgainstHang().value
     }
 }
