@@ -87,7 +87,8 @@ public final class PromiseTestRuntime: Sendable {
     ///   - outsideWorkTimeout: How long, in real time, the runtime waits for a completion
     ///     handler it handed to work outside it (`resolver.completion()` and its siblings, made
     ///     while the runtime drives) before it gives up; while one is outstanding the clock never
-    ///     jumps.
+    ///     jumps. A pause of the whole process (a suspended virtual machine) counts at most a
+    ///     second of it.
     public convenience init(seed: UInt64? = nil, autoAdvance: Bool = false, outsideWorkTimeout: Duration = .seconds(10)) {
         self.init(seed: seed, autoAdvance: autoAdvance, outsideWorkTimeout: outsideWorkTimeout, callbacks: .inferred)
     }
@@ -100,7 +101,8 @@ public final class PromiseTestRuntime: Sendable {
     ///     submission order.
     ///   - autoAdvance: Whether the clock jumps to the next deadline whenever no job can run.
     ///   - outsideWorkTimeout: How long, in real time, the runtime waits for a completion
-    ///     handler that holds its clock before it gives up.
+    ///     handler that holds its clock before it gives up. A pause of the whole process counts
+    ///     at most a second of it.
     ///   - callbacks: Where completion handlers are answered: on other threads, so that the clock
     ///     waits for them; on the runtime's clock (fakes), so that it does not; or ``Callbacks/inferred``
     ///     from where each was made.
@@ -249,11 +251,12 @@ public final class PromiseTestRuntime: Sendable {
     /// Waits until an outside callback delivers, is released, or `isDone`; returns `false`, and
     /// records why, if none of them happens within `outsideWorkTimeout`.
     private func waitForOutsideWork(_ isDone: () -> Bool) -> Bool {
-        let deadline = monotonicSeconds() + seconds(outsideWorkTimeout)
+        var waited = WaitedTime()
+        let limit = seconds(outsideWorkTimeout)
         let arrived = schedule.withLock(waiting: { schedule in
             if schedule.count > 0 || !schedule.awaitsOutsideWork() || isDone() { return .done(true) }
-            let left = deadline - monotonicSeconds()
-            return left > 0 ? .wait(seconds: left) : .done(false)
+            let left = limit - waited.look()
+            return left > 0 ? .wait(seconds: min(left, WaitedTime.maxStep)) : .done(false)
         })
         // Work that came in the instant between counts as arrived.
         return arrived || !giveUpOnOutsideWork(after: outsideWorkTimeout)
@@ -317,13 +320,13 @@ public final class PromiseTestRuntime: Sendable {
 
     /// Waits until a job is queued or `isDone`, up to `seconds` (`nil`: no limit); returns whether
     /// one of the two happened.
-    func waitForWork(seconds: Double?, _ isDone: () -> Bool) -> Bool {
-        let deadline = seconds.map { monotonicSeconds() + $0 }
+    func waitForWork(seconds limit: Double?, _ isDone: () -> Bool) -> Bool {
+        var waited = WaitedTime()
         return schedule.withLock(waiting: { schedule in
             if schedule.count > 0 || isDone() { return .done(true) }
-            guard let deadline else { return .wait(seconds: nil) }
-            let left = deadline - monotonicSeconds()
-            return left > 0 ? .wait(seconds: left) : .done(false)
+            guard let limit else { return .wait(seconds: nil) }
+            let left = limit - waited.look()
+            return left > 0 ? .wait(seconds: min(left, WaitedTime.maxStep)) : .done(false)
         })
     }
 

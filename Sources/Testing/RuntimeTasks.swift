@@ -75,7 +75,8 @@ extension PromiseTestRuntime {
     ///   - isolation: The caller's actor (filled in for you): the main actor makes the runtime
     ///     drive from the main actor.
     ///   - hangGuard: How long the runtime waits, in real time, for work from outside while
-    ///     nothing can run, before it gives up.
+    ///     nothing can run, before it gives up. A pause of the whole process (a suspended virtual
+    ///     machine) counts at most a second of it.
     ///   - body: The test's asynchronous promise code.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``StuckRun``.
@@ -126,7 +127,7 @@ extension PromiseTestRuntime {
             defer { state.finished.store(true, ordering: .releasing) }
             return try await TaskInterception.$interceptor.withValue(self) { try await body() }
         }
-        var idleSince = monotonicSeconds()
+        var idle = WaitedTime()
         while !state.finished.load(ordering: .acquiring) {
             // Jobs first; then let the main actor run what the body queued there (a yield puts
             // this driver behind it), and only when neither made progress does the clock move.
@@ -135,11 +136,11 @@ extension PromiseTestRuntime {
             if hasQueuedJobs { progressed = true }
             if !progressed, !state.finished.load(ordering: .acquiring) { progressed = turn(advancesClock: true) }
             if progressed {
-                idleSince = monotonicSeconds()
+                idle = WaitedTime()
                 continue
             }
             // Idle: wait, without holding the main actor, for work from outside the runtime.
-            let waited = Duration.seconds(monotonicSeconds() - idleSince)
+            let waited = Duration.seconds(idle.look())
             let outstanding = awaitsOutsideWork
             if outstanding ? waited > outsideWorkTimeout : waited > hangGuard {
                 if outstanding { giveUpOnOutsideWork(after: outsideWorkTimeout) }

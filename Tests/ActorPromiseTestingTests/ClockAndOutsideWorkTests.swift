@@ -195,4 +195,20 @@ struct ClockAndOutsideWorkTests {
             try runtime.run { Promise<Int> { resolver in _ = resolver.completion() }.timeout(after: .seconds(30)) }
         }
     }
+
+    @Test("the wait for outside work counts its real time, and at most a second of a pause of the whole process")
+    func waitIgnoresPauses() {
+        final class FakeClock { var now = 1_000.0 }
+        let clock = FakeClock()
+        var waited = WaitedTime(clock: { clock.now })
+        clock.now += 0.5
+        #expect(waited.look() == 0.5)
+        clock.now += 0.25
+        #expect(waited.look() == 0.75)
+        clock.now += 600   // the process was stopped for ten minutes between two looks
+        #expect(waited.look() == 1.75)
+        clock.now += 0.5
+        #expect(waited.look() == 2.25)
+        #expect(waited.look() == 2.25, "no time passed")
+    }
 }
