@@ -19,61 +19,28 @@ let hangGuard = Duration.seconds(Int(ProcessInfo.processInfo.environment["ACTORP
 /// clock moves one tick through a pause, however long, and slowly while that queue is long, since
 /// its own task waits in it: a guard on it expires only after the awaited work has had as many
 /// turns as an idle machine gives it in `hangGuard`.
-final class HangClock: PromiseScheduler, ScheduledActionQueue {
-    /// The clock every hang guard of the suite uses.
-    static let shared = HangClock()
-
-    private struct State {
-        /// Seconds counted so far.
-        var now = 0.0
-        /// Actions waiting for their time.
-        var pending: [(due: Double, action: ScheduledAction)] = []
-    }
-
-    private let state = LockedState(State())
-
-    private init() {
-        Task.detached { [self] in
+enum HangClock {
+    /// The clock every hang guard of the suite uses: a `ManualScheduler` that its own task moves
+    /// on by a tenth of a second each time it has slept that long and had its turn again.
+    static let shared: ManualScheduler = {
+        let clock = ManualScheduler()
+        Task.detached {
             while true {
                 try? await Task.sleep(for: .milliseconds(100))
-                tick()
+                clock.advance(by: .milliseconds(100))
             }
         }
-    }
-
-    /// Seconds counted so far.
-    var now: Double { state.withLock { $0.now } }
-
-    func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
-        let handle = ScheduledAction(action)
-        handle.queue = self
-        state.withLock { $0.pending.append((due: $0.now + seconds(delay), handle)) }
-        return handle
-    }
-
-    func remove(_ action: ScheduledAction) {
-        state.withLock { $0.pending.removeAll { $0.action === action } }
-    }
-
-    /// Counts a tenth of a second and runs the actions that fall due.
-    private func tick() {
-        let due = state.withLock { state -> [ScheduledAction] in
-            state.now += 0.1
-            let now = state.now
-            defer { state.pending.removeAll { $0.due <= now } }
-            return state.pending.filter { $0.due <= now }.map(\.action)
-        }
-        for action in due { action.fire() }
-    }
+        return clock
+    }()
 }
 
 /// A moment `hangGuard` from when it was made, on the ``HangClock``: for code that polls or
 /// blocks a thread.
 struct HangDeadline {
-    private let due = HangClock.shared.now + seconds(hangGuard)
+    private let due = HangClock.shared.elapsed + hangGuard
 
     /// Whether the guard's time has run out.
-    var hasPassed: Bool { HangClock.shared.now >= due }
+    var hasPassed: Bool { HangClock.shared.elapsed >= due }
 }
 
 extension Promise {
